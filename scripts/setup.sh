@@ -12,7 +12,7 @@ preset=${1:-release}
 
 debian_packages=(
   build-essential cmake ninja-build pkg-config git
-  libsqlite3-dev libcurl4-openssl-dev libssl-dev rapidjson-dev
+  libsqlite3-dev libcurl4-openssl-dev libssl-dev rapidjson-dev libexpat1-dev
   libvips-dev libmagic-dev libboost-dev
   libfmt-dev libspdlog-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -12,6 +12,7 @@ inline constexpr std::size_t kMaxRangeKeyBytes = 1024;
 inline constexpr std::size_t kMaxTransactionActions = 100;
 inline constexpr std::size_t kMaxPageBytes = 1024 * 1024;
 inline constexpr std::size_t kMaxNumberDigits = 38;
+inline constexpr int kMaxNestingDepth = 32;  // levels of M and L
 inline constexpr int kIdempotencyWindowSeconds = 600;
 
 }  // namespace stowage::table::limits
