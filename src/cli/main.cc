@@ -6,10 +6,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/engine_options.h"
+#include "cli/attachment_commands.h"
+#include "cli/blob_commands.h"
+#include "cli/config_options.h"
+#include "cli/ledger_commands.h"
 #include "cli/table_commands.h"
 #include "stowage/error.h"
-#include "table/engine_config.h"
 
 namespace {
 
@@ -33,9 +35,12 @@ int main(int argc, char** argv) {
     app.fallthrough();
     app.require_subcommand(1);
 
-    auto config = stowage::table::engine_config_from_environment();
-    stowage::cli::add_engine_options(app, config);
-    stowage::cli::add_table_commands(app, config);
+    stowage::cli::ConfigOptions options;
+    stowage::cli::add_config_options(app, options);
+    stowage::cli::add_attachment_commands(app, options);
+    stowage::cli::add_blob_commands(app, options);
+  stowage::cli::add_ledger_commands(app, options);
+    stowage::cli::add_table_commands(app, options);
 
     try {
       app.parse(argc, argv);

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/engine_options.h"
+#include "cli/config_options.h"
 #include "cli/table_format.h"
 #include "cli/table_roundtrip.h"
 #include "stowage/error.h"
@@ -40,24 +40,24 @@ table::KeyLayout layout_of(const std::string& mode) {
               error.message() + " (create it with `stowage table create`)");
 }
 
-void create_table(const table::EngineConfig& config, table::KeyLayout layout) {
-  auto engine = table::open_engine(config);
-  auto description = table::default_table_description(config.table, layout);
+void create_table(const Config& config, table::KeyLayout layout) {
+  auto engine = table::open_engine(config.engine);
+  auto description = table::default_table_description(config.table.table, layout);
   engine->create_table(description);
-  std::cout << "created table \"" << config.table << "\" on " << engine_label(config)
+  std::cout << "created table \"" << config.table.table << "\" on " << engine_label(config.engine)
             << ": " << format_layout(layout) << ", "
             << format_key_schema(description.key_schema) << "\n";
 }
 
-void describe_table(const table::EngineConfig& config) {
-  auto engine = table::open_engine(config);
+void describe_table(const Config& config) {
+  auto engine = table::open_engine(config.engine);
   table::TableDescription description;
   try {
-    description = engine->describe(config.table);
+    description = engine->describe(config.table.table);
   } catch (const Error& error) {
     rethrow_with_hint(error);
   }
-  std::cout << "table    " << description.name << " on " << engine_label(config) << "\n"
+  std::cout << "table    " << description.name << " on " << engine_label(config.engine) << "\n"
             << "keys     " << format_key_schema(description.key_schema) << "\n";
   auto layout = matching_default_layout(description);
   std::cout << "layout   "
@@ -72,38 +72,41 @@ void describe_table(const table::EngineConfig& config) {
   }
 }
 
-void delete_table(const table::EngineConfig& config) {
-  auto engine = table::open_engine(config);
-  engine->delete_table(config.table);
-  std::cout << "deleted table \"" << config.table << "\" on " << engine_label(config)
+void delete_table(const Config& config) {
+  auto engine = table::open_engine(config.engine);
+  engine->delete_table(config.table.table);
+  std::cout << "deleted table \"" << config.table.table << "\" on " << engine_label(config.engine)
             << "\n";
 }
 
 }  // namespace
 
-void add_table_commands(CLI::App& app, const table::EngineConfig& config) {
+void add_table_commands(CLI::App& app, const ConfigOptions& options) {
   auto* group = app.add_subcommand("table", "Create, inspect and exercise the metadata table");
   group->require_subcommand(1);
 
   auto* create = group->add_subcommand("create", "Create the table with a default key layout");
   auto create_mode = add_mode_option(*create, "of the new table");
-  create->callback([&config, create_mode] { create_table(config, layout_of(*create_mode)); });
+  create->callback([&options, create_mode] {
+    create_table(read_config(options), layout_of(*create_mode));
+  });
 
   group->add_subcommand("describe", "Print the table's key schema and indexes")
-      ->callback([&config] { describe_table(config); });
+      ->callback([&options] { describe_table(read_config(options)); });
 
   group->add_subcommand("delete", "Delete the table and everything in it")
-      ->callback([&config] { delete_table(config); });
+      ->callback([&options] { delete_table(read_config(options)); });
 
   auto* roundtrip = group->add_subcommand(
       "roundtrip",
       "Create the table if missing, then put, conditionally update, query and "
       "remove a few items");
   auto roundtrip_mode = add_mode_option(*roundtrip, "if the table is created");
-  roundtrip->callback([&config, roundtrip_mode] {
-    auto engine = table::open_engine(config);
-    run_table_roundtrip(*engine, config.table, layout_of(*roundtrip_mode),
-                        engine_label(config), std::cout);
+  roundtrip->callback([&options, roundtrip_mode] {
+    const Config config = read_config(options);
+    auto engine = table::open_engine(config.engine);
+    run_table_roundtrip(*engine, config.table.table, layout_of(*roundtrip_mode),
+                        engine_label(config.engine), std::cout);
   });
 }
 

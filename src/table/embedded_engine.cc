@@ -90,7 +90,7 @@ void check_condition(const TableDescription& table, const std::optional<Conditio
 Item updated_item(const TableDescription& table, const UpdateRequest& request,
                   const std::optional<Item>& current) {
   Item item = current ? *current : request.key;
-  apply(request.update, item);
+  apply_update(request.update, item);
   validate_item(table, item);
   return item;
 }

@@ -32,7 +32,6 @@ EngineConfig engine_config_from_environment() {
   override_from_environment("STOWAGE_ENGINE", config.engine);
   override_from_environment("STOWAGE_DB", config.sqlite_path);
   override_from_environment("STOWAGE_SYNCHRONOUS", config.sqlite_synchronous);
-  override_from_environment("STOWAGE_TABLE", config.table);
   return config;
 }
 

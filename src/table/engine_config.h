@@ -21,11 +21,11 @@ struct EngineConfig {
   // (aws::resolve_endpoint, aws::resolve_region).
   std::string dynamodb_endpoint;
   std::string region;
-  std::string table = "stowage";
+  // The table's name is not here: it is the schema's ([table] table).
 };
 
-// The defaults above, overridden by STOWAGE_ENGINE, STOWAGE_DB,
-// STOWAGE_SYNCHRONOUS and STOWAGE_TABLE where set and non-empty.
+// The defaults above, overridden by STOWAGE_ENGINE, STOWAGE_DB and
+// STOWAGE_SYNCHRONOUS where set and non-empty.
 EngineConfig engine_config_from_environment();
 
 // memory and sqlite open in-process; dynamodb is the DynamoDB JSON protocol

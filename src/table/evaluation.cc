@@ -206,7 +206,7 @@ bool evaluate(const Condition& condition, const std::optional<Item>& item) {
   return std::visit(Evaluator{item}, condition.node);
 }
 
-void apply(const Update& update, Item& item) {
+void apply_update(const Update& update, Item& item) {
   // Work on a copy so that an action that throws leaves `item` untouched.
   Item updated = item;
   for (const UpdateAction& action : update.actions()) {

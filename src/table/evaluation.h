@@ -19,8 +19,8 @@ bool evaluate(const Condition& condition, const std::optional<Item>& item);
 
 // Applies the update's actions to `item` in order. Throws
 // Error(ValidationError) naming the attribute when an ADD meets an attribute
-// of another type or a non-number/non-set operand, or a set becomes empty is
-// fine (the attribute is removed, as DynamoDB does for DELETE).
-void apply(const Update& update, Item& item);
+// of another type or an operand that is neither a number nor a set; `item`
+// is then unchanged.
+void apply_update(const Update& update, Item& item);
 
 }  // namespace stowage::table

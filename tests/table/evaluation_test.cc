@@ -146,42 +146,42 @@ TEST(EvaluateTest, NotWithoutExactlyOneOperandIsRejected) {
 
 TEST(ApplyTest, SetAndSetIfNotExists) {
   Item item{{"pk", S("k")}, {"a", N(1)}};
-  table::apply(Update().set("a", S("x")).set("b", N(2)), item);
+  table::apply_update(Update().set("a", S("x")).set("b", N(2)), item);
   EXPECT_EQ(item.at("a"), S("x"));
   EXPECT_EQ(item.at("b"), N(2));
-  table::apply(Update().set_if_not_exists("a", S("y")).set_if_not_exists("c", N(3)), item);
+  table::apply_update(Update().set_if_not_exists("a", S("y")).set_if_not_exists("c", N(3)), item);
   EXPECT_EQ(item.at("a"), S("x"));
   EXPECT_EQ(item.at("c"), N(3));
 }
 
 TEST(ApplyTest, AddNumbersExactlyWithMissingAsZero) {
   Item item{{"pk", S("k")}, {"count", Value::number(Number::parse("9223372036854775807"))}};
-  table::apply(Update().add("count", N(1)).add("fresh", N(-5)), item);
+  table::apply_update(Update().add("count", N(1)).add("fresh", N(-5)), item);
   EXPECT_EQ(item.at("count").as_number().to_string(), "9223372036854775808");
   EXPECT_EQ(item.at("fresh"), N(-5));
-  table::apply(Update().add("count", Value::number(Number::parse("-0.5"))), item);
+  table::apply_update(Update().add("count", Value::number(Number::parse("-0.5"))), item);
   EXPECT_EQ(item.at("count").as_number().to_string(), "9223372036854775807.5");
 }
 
 TEST(ApplyTest, AddSetsIsUnion) {
   Item item{{"tags", Value::string_set({"a", "b"})}};
-  table::apply(Update()
+  table::apply_update(Update()
             .add("tags", Value::string_set({"b", "c"}))
             .add("ids", Value::number_set({Number(1)}))
             .add("bs", Value::binary_set({"z"})),
         item);
   EXPECT_EQ(item.at("tags"), Value::string_set({"a", "b", "c"}));
   EXPECT_EQ(item.at("ids"), Value::number_set({Number(1)}));
-  table::apply(Update().add("ids", Value::number_set({Number(2), Number(1)})), item);
+  table::apply_update(Update().add("ids", Value::number_set({Number(2), Number(1)})), item);
   EXPECT_EQ(item.at("ids"), Value::number_set({Number(1), Number(2)}));
-  table::apply(Update().add("bs", Value::binary_set({"y"})), item);
+  table::apply_update(Update().add("bs", Value::binary_set({"y"})), item);
   EXPECT_EQ(item.at("bs"), Value::binary_set({"y", "z"}));
 }
 
 void expect_add_rejected(Item item, const Update& update, std::string_view attribute) {
   Item before = item;
   try {
-    table::apply(update, item);
+    table::apply_update(update, item);
     ADD_FAILURE() << "update applied";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::ValidationError);
@@ -205,13 +205,13 @@ TEST(ApplyTest, AddTypeMismatchNamesTheAttributeAndChangesNothing) {
 
 TEST(ApplyTest, RemoveIsANoOpWhenAbsent) {
   Item item{{"pk", S("k")}, {"a", N(1)}};
-  table::apply(Update().remove("a").remove("never"), item);
+  table::apply_update(Update().remove("a").remove("never"), item);
   EXPECT_EQ(item, (Item{{"pk", S("k")}}));
 }
 
 TEST(ApplyTest, ActionsApplyInOrder) {
   Item item;
-  table::apply(Update().add("n", N(2)).set("m", N(5)), item);
+  table::apply_update(Update().add("n", N(2)).set("m", N(5)), item);
   EXPECT_EQ(item, (Item{{"n", N(2)}, {"m", N(5)}}));
 }
 

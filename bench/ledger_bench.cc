@@ -1,0 +1,290 @@
+// ledger_bench: what the storage ledger costs on the embedded engine
+// (sqlite, WAL), each figure against its target:
+//
+//   bytes_used            one point read of the Total, for a ledger with 100
+//                         and one with 100,000 permanent entries in one table.
+//                         Target: latency @100,000 / @100 <= 1.5.
+//   bytes_used_exact      one query of the root partition, with 0, 100 and
+//                         10,000 pending entries (no target: it grows with
+//                         what is pending, which materialization bounds).
+//   materialize           pending entries rolled into the Total, entries/s,
+//                         4,900 pending per round (100 transactions of 49).
+//                         Target: >= 50,000/s with synchronous=FULL. The same
+//                         with synchronous=NORMAL is printed beside it, in
+//                         its own database file: the difference is the fsync
+//                         per commit.
+//   attach tracked/not    attach of an existing blob to a has_many (1
+//                         transaction), with track_storage on (an owner with an
+//                         account and a board: + its context read, the quota
+//                         reads, 3 ledger actions, 2 materialize jobs) and
+//                         off. Target: ops/s on / off >= 0.7.
+//
+// The 100,000 permanent entries are built during setup with
+// synchronous=OFF (written pending 100 to a transaction, then materialized);
+// the database is then reopened with synchronous=FULL for every measurement.
+// Measurements run interleaved in rounds (the order rotates) and each figure
+// is the median over the rounds. Exits 1 when a target is missed.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/clock.h"
+#include "common/uuid.h"
+#include "ledger/ledger_entry.h"
+#include "ledger/totals.h"
+#include "ledger/tracked_change.h"
+#include "ledger/transfer.h"
+#include "model/attachments.h"
+#include "model/blob_store.h"
+#include "model/definitions.h"
+#include "schema/table_schema.h"
+#include "service/disk_service.h"
+#include "stowage/error.h"
+#include "table/sqlite_engine.h"
+
+namespace {
+
+using namespace stowage;
+using Clock = std::chrono::steady_clock;
+using ledger::Ledger;
+
+constexpr int kRounds = 7;
+constexpr std::size_t kLargeTrail = 100'000;
+constexpr std::size_t kSmallTrail = 100;
+constexpr std::size_t kManyPending = 10'000;
+constexpr std::size_t kFewPending = 100;
+constexpr std::size_t kMaterializedPerRound = 100 * ledger::kMaterializeBatch;
+constexpr int kPointReadsPerRound = 2000;
+constexpr int kAttachesPerRound = 20;
+constexpr double kTrailRatioTarget = 1.5;
+constexpr double kMaterializeTarget = 50'000;
+constexpr double kTrackingRatioTarget = 0.7;
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct Database {
+  Database(const std::filesystem::path& path, const std::string& synchronous)
+      : engine(table::make_sqlite_engine({path.string(), synchronous})),
+        schema(schema::TableSchema::open(*engine, managed())) {}
+
+  static schema::SchemaConfig managed() {
+    schema::SchemaConfig config;
+    config.manage_table = true;
+    return config;
+  }
+
+  std::unique_ptr<table::Engine> engine;
+  const schema::TableSchema schema;
+};
+
+// `count` pending attach entries of 10 bytes each in `ledger`, 100 Puts a
+// transaction (the most one may hold).
+void write_pending(Database& db, const Ledger& ledger, std::size_t count) {
+  for (std::size_t done = 0; done < count;) {
+    table::TransactWriteRequest transaction;
+    for (; done < count && transaction.actions.size() < 100; ++done) {
+      const auto now = std::chrono::system_clock::now();
+      ledger::LedgerEntry entry;
+      entry.id = uuid_v7(now);
+      entry.delta_bytes = 10;
+      entry.account_id = ledger.owner_id;
+      entry.owner = ledger::OwnerRecord{"Card", "bench"};
+      entry.blob_ids = {uuid_v4()};
+      entry.attachment_ids = {uuid_v7(now)};
+      entry.created_at = iso8601_utc_micros(now);
+      transaction.actions.emplace_back(ledger::pending_entry_put(db.schema, ledger, entry));
+    }
+    db.engine->transact_write(transaction);
+  }
+}
+
+void check_materialized(const ledger::MaterializeResult& result, std::size_t expected) {
+  if (result.entries != expected) {
+    throw Error::io(fmt::format("materialize moved {} entries, not {}", result.entries, expected));
+  }
+}
+
+// The permanent trails, built fast and not durably: nothing is timed here.
+void build_trails(const std::filesystem::path& path, const Ledger& small, const Ledger& large) {
+  Database db(path, "OFF");
+  const ledger::Totals totals(*db.engine, db.schema);
+  for (const auto& [ledger, count] : {std::pair{small, kSmallTrail}, {large, kLargeTrail}}) {
+    write_pending(db, ledger, count);
+    check_materialized(totals.materialize(ledger), count);
+  }
+}
+
+struct Line {
+  std::vector<double> figures;  // one per round
+  double median_figure() const { return median(figures); }
+};
+
+int run() {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("stowage-ledger-bench-" + uuid_v4());
+  std::filesystem::create_directories(root);
+  struct Cleanup {
+    std::filesystem::path root;
+    ~Cleanup() {
+      std::error_code ignored;
+      std::filesystem::remove_all(root, ignored);
+    }
+  } cleanup{root};
+
+  const Ledger small = Ledger::account("trail-100");
+  const Ledger large = Ledger::account("trail-100000");
+  const auto setup_start = Clock::now();
+  build_trails(root / "stowage.db", small, large);
+  const double setup_seconds = seconds_since(setup_start);
+
+  Database db(root / "stowage.db", "FULL");
+  Database normal(root / "normal.db", "NORMAL");
+  const ledger::Totals totals(*db.engine, db.schema);
+  const ledger::Totals normal_totals(*normal.engine, normal.schema);
+
+  const Ledger no_pending = Ledger::account("pending-0");
+  const Ledger few_pending = Ledger::account("pending-100");
+  const Ledger many_pending = Ledger::account("pending-10000");
+  write_pending(db, few_pending, kFewPending);
+  write_pending(db, many_pending, kManyPending);
+  if (totals.bytes_used(large) != static_cast<std::int64_t>(10 * kLargeTrail) ||
+      totals.bytes_used_exact(many_pending) != static_cast<std::int64_t>(10 * kManyPending)) {
+    throw Error::io("the setup's ledgers do not hold what was written");
+  }
+
+  // The attach comparison: one owner per side, the tracked one with an
+  // account and a board; the blob is attached again and again (a has_many).
+  const model::ServiceMap services = {
+      {"local", std::make_shared<service::DiskService>(
+                    service::DiskServiceOptions{root / "files", "/disk", "", nullptr})}};
+  model::BlobStore blobs(*db.engine, db.schema,
+                         model::BlobStoreOptions{services, "local", std::string(40, 's')});
+  const model::Definitions definitions = model::Definitions::parse(R"(
+[[attachments]]
+record_type = "Card"
+name = "tracked"
+track_storage = true
+[[attachments]]
+record_type = "Card"
+name = "untracked"
+track_storage = false
+)");
+  model::Attachments attachments(*db.engine, db.schema, definitions, blobs);
+  service::StringSource payload(std::string(10 * 1024, 'b'));
+  const model::Blob blob =
+      blobs.create_and_upload(payload, model::BlobInput{"bench.txt", "", {}, ""});
+  const model::OwnerRef tracked_owner{"Card", "tracked"};
+  const model::OwnerRef untracked_owner{"Card", "untracked"};
+  ledger::assign_owner(*db.engine, db.schema, {"Card", "tracked"},
+                       {std::string("attach-account"), std::string("attach-board"), {}, {}});
+
+  Line used_small, used_large, exact_none, exact_few, exact_many, materialize_full,
+      materialize_normal, attach_tracked, attach_untracked;
+
+  auto point_reads = [&](const Ledger& ledger, Line& line) {
+    const auto start = Clock::now();
+    for (int i = 0; i < kPointReadsPerRound; ++i) totals.bytes_used(ledger);
+    line.figures.push_back(1e6 * seconds_since(start) / kPointReadsPerRound);
+  };
+  auto exact_reads = [&](const Ledger& ledger, int reads, Line& line) {
+    const auto start = Clock::now();
+    for (int i = 0; i < reads; ++i) totals.bytes_used_exact(ledger);
+    line.figures.push_back(1e6 * seconds_since(start) / reads);
+  };
+  int materialize_round = 0;
+  auto materialize = [&](Database& target, const ledger::Totals& target_totals, Line& line) {
+    const Ledger ledger = Ledger::account(fmt::format("materialize-{}", materialize_round++));
+    write_pending(target, ledger, kMaterializedPerRound);
+    const auto start = Clock::now();
+    check_materialized(target_totals.materialize(ledger), kMaterializedPerRound);
+    line.figures.push_back(kMaterializedPerRound / seconds_since(start));
+  };
+  auto attach = [&](const model::OwnerRef& owner, const std::string& name, Line& line) {
+    const auto start = Clock::now();
+    for (int i = 0; i < kAttachesPerRound; ++i) attachments.attach(owner, name, blob);
+    line.figures.push_back(kAttachesPerRound / seconds_since(start));
+  };
+
+  const std::vector<std::function<void()>> measurements = {
+      [&] { point_reads(small, used_small); },
+      [&] { point_reads(large, used_large); },
+      [&] { exact_reads(no_pending, kPointReadsPerRound, exact_none); },
+      [&] { exact_reads(few_pending, 200, exact_few); },
+      [&] { exact_reads(many_pending, 10, exact_many); },
+      [&] { materialize(db, totals, materialize_full); },
+      [&] { materialize(normal, normal_totals, materialize_normal); },
+      [&] { attach(tracked_owner, "tracked", attach_tracked); },
+      [&] { attach(untracked_owner, "untracked", attach_untracked); },
+  };
+  for (int round = 0; round < kRounds; ++round) {
+    for (std::size_t i = 0; i < measurements.size(); ++i) {
+      measurements[(i + round) % measurements.size()]();
+    }
+  }
+  if (totals.bytes_used_exact(Ledger::account("attach-account")) !=
+      static_cast<std::int64_t>(kRounds * kAttachesPerRound * blob.byte_size)) {
+    throw Error::io("the tracked attaches were not all counted");
+  }
+
+  const double trail_ratio = used_large.median_figure() / used_small.median_figure();
+  const double materialize_rate = materialize_full.median_figure();
+  const double tracking_ratio =
+      attach_tracked.median_figure() / attach_untracked.median_figure();
+  const bool trail_pass = trail_ratio <= kTrailRatioTarget;
+  const bool materialize_pass = materialize_rate >= kMaterializeTarget;
+  const bool tracking_pass = tracking_ratio >= kTrackingRatioTarget;
+  auto verdict = [](bool pass) { return pass ? "PASS" : "MISS"; };
+
+  fmt::print("ledger_bench: sqlite (WAL), one table; median of {} interleaved rounds\n", kRounds);
+  fmt::print("setup: {} + {} permanent entries written with synchronous=OFF ({:.1f} s), then "
+             "the database reopened with synchronous=FULL for every figure below;\n"
+             "       {} and {} pending entries; materialize: {} pending per round "
+             "({} a transaction); attach: a 10 KB blob by value to a has_many\n\n",
+             kSmallTrail, kLargeTrail, setup_seconds, kFewPending, kManyPending,
+             kMaterializedPerRound, ledger::kMaterializeBatch);
+  fmt::print("{:<46} {:>12}   {}\n", "measurement", "figure", "target");
+  fmt::print("{:<46} {:>9.1f} us\n", "bytes_used @100 permanent", used_small.median_figure());
+  fmt::print("{:<46} {:>9.1f} us   @100000 / @100 = {:.2f} (<= {:.1f}) {}\n",
+             "bytes_used @100000 permanent", used_large.median_figure(), trail_ratio,
+             kTrailRatioTarget, verdict(trail_pass));
+  fmt::print("{:<46} {:>9.1f} us\n", "bytes_used_exact @0 pending", exact_none.median_figure());
+  fmt::print("{:<46} {:>9.1f} us\n", "bytes_used_exact @100 pending", exact_few.median_figure());
+  fmt::print("{:<46} {:>9.1f} us\n", "bytes_used_exact @10000 pending",
+             exact_many.median_figure());
+  fmt::print("{:<46} {:>7.0f} /s   (>= {:.0f}/s) {}\n",
+             "materialize, synchronous=FULL (entries)", materialize_rate, kMaterializeTarget,
+             verdict(materialize_pass));
+  fmt::print("{:<46} {:>7.0f} /s\n", "  the same, synchronous=NORMAL",
+             materialize_normal.median_figure());
+  fmt::print("{:<46} {:>7.1f} /s\n", "attach, track_storage off",
+             attach_untracked.median_figure());
+  fmt::print("{:<46} {:>7.1f} /s   on / off = {:.2f} (>= {:.1f}) {}\n",
+             "attach, track_storage on", attach_tracked.median_figure(), tracking_ratio,
+             kTrackingRatioTarget, verdict(tracking_pass));
+  return trail_pass && materialize_pass && tracking_pass ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ledger_bench: %s\n", error.what());
+    return 2;
+  }
+}

@@ -1,0 +1,36 @@
+// The handlers of the jobs the model enqueues in its transactions
+// (model/outbox.h):
+//   purge_blob    BlobStore::purge of the blob. Purging a blob that is gone
+//                 is a no-op; a blob that was attached again meanwhile
+//                 (ForeignKeyViolation) is left alone and the job completes,
+//                 since its next last detach enqueues a new purge.
+//   delete_bytes  removes the key from the named service (removing missing
+//                 bytes is not an error). A service this process does not
+//                 know is "target gone": the job is discarded with a log
+//                 line, since no retry here can change that.
+//   materialize   ledger::Totals::materialize of the account or board the
+//                 job names: rolls its pending entries into its total. Safe
+//                 twice and concurrently (each batch is conditioned on the
+//                 total's version); its coalesce_key keeps one per ledger
+//                 running in a pool. Registered apart, by
+//                 add_materialize_handler, as it needs the table rather
+//                 than the blob store.
+// analyze_blob has no handler yet: the model has no way to re-run analysis
+// on a stored blob, and nothing enqueues that job.
+//
+// Thread safety: the handlers are safe to run on many threads at once; the
+// blob store, engine and schema must outlive them.
+#pragma once
+
+#include "jobs/job_handlers.h"
+#include "model/blob_store.h"
+#include "schema/table_schema.h"
+#include "table/engine.h"
+
+namespace stowage::jobs {
+
+void add_model_handlers(JobHandlers& handlers, model::BlobStore& blobs);
+void add_materialize_handler(JobHandlers& handlers, table::Engine& engine,
+                             const schema::TableSchema& schema);
+
+}  // namespace stowage::jobs

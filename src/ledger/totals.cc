@@ -1,0 +1,178 @@
+#include "ledger/totals.h"
+
+#include <set>
+#include <utility>
+
+#include "ledger/item_fields.h"
+#include "ledger/ledger_entry.h"
+#include "ledger/query_pages.h"
+#include "ledger/stamped_update.h"
+#include "stowage/error.h"
+
+namespace stowage::ledger {
+namespace {
+
+using table::Value;
+namespace cond = table::cond;
+
+constexpr char kBytes[] = "as_bytes";
+constexpr char kVersion[] = "as_version";
+constexpr char kMaterializedCount[] = "as_materialized_count";
+
+struct TotalState {
+  std::int64_t bytes = 0;
+  std::int64_t version = 0;
+  std::int64_t materialized_count = 0;
+};
+
+TotalState total_state(const table::Item& item) {
+  const ItemFields fields(item, "ledger total");
+  return {fields.integer_or_zero(kBytes), fields.integer_or_zero(kVersion),
+          fields.integer_or_zero(kMaterializedCount)};
+}
+
+bool failed(const std::vector<CancellationReason>& reasons, std::size_t index) {
+  return index < reasons.size() && reasons[index].code == "ConditionalCheckFailed";
+}
+
+}  // namespace
+
+std::int64_t LedgerRoot::pending_bytes() const {
+  std::int64_t sum = 0;
+  for (const PendingDelta& p : pending) sum += p.delta_bytes;
+  return sum;
+}
+
+void add_root_item(const schema::TableSchema& schema, const LedgerKeys& keys,
+                   const table::Item& item, LedgerRoot& root) {
+  const std::string r = schema.logical_key_of(item).r;
+  const ItemFields fields(item, "ledger item");
+  if (r.starts_with(keys.pending_prefix())) {
+    root.pending.push_back({fields.string("as_id"), entry_delta(item)});
+  } else if (r == keys.scheme().compose({{"kind", "Total"}})) {
+    const TotalState total = total_state(item);
+    root.total_bytes = total.bytes;
+    root.total_version = total.version;
+    root.materialized_count = total.materialized_count;
+    root.total_stored = true;
+  } else if (r == keys.scheme().compose({{"kind", "Quota"}})) {
+    root.quota_bytes = fields.integer("as_limit_bytes");
+  }
+}
+
+Totals::Totals(table::Engine& engine, const schema::TableSchema& schema)
+    : engine_(engine), schema_(schema), keys_(schema.keys()) {}
+
+std::int64_t Totals::bytes_used(const Ledger& ledger) const {
+  table::GetRequest request;
+  request.table = schema_.table_name();
+  request.key = schema_.physical_key(keys_.total(ledger));
+  request.consistent_read = true;
+  std::optional<table::Item> item = engine_.get(request);
+  return item ? total_state(*item).bytes : 0;
+}
+
+std::int64_t Totals::bytes_used_exact(const Ledger& ledger) const {
+  return read_root(ledger).exact_bytes();
+}
+
+LedgerRoot Totals::read_root(const Ledger& ledger) const {
+  LedgerRoot root;
+  for_each_item(engine_, schema_.listing_query(keys_.root_partition(ledger), ""),
+                [&](const table::Item& item) {
+                  add_root_item(schema_, keys_, item, root);
+                  return true;
+                });
+  return root;
+}
+
+MaterializeResult Totals::materialize(const Ledger& ledger) const {
+  MaterializeResult result;
+  // Pending entries a lost race showed to be gone (another materializer
+  // moved them); Mode B's index may list them for a while yet.
+  std::set<std::string> gone;
+  const std::string partition_key = schema_.partition_key().name;
+  for (;;) {
+    table::GetRequest get;
+    get.table = schema_.table_name();
+    get.key = schema_.physical_key(keys_.total(ledger));
+    get.consistent_read = true;
+    const std::optional<table::Item> total_item = engine_.get(get);
+    const TotalState total = total_item ? total_state(*total_item) : TotalState{};
+
+    std::vector<table::Item> batch;
+    table::QueryRequest query =
+        schema_.listing_query(keys_.root_partition(ledger), keys_.pending_prefix());
+    query.limit = kMaterializeBatch;
+    for_each_item(engine_, std::move(query), [&](const table::Item& item) {
+      if (!gone.contains(ItemFields(item, "ledger entry").string("as_id"))) {
+        batch.push_back(item);
+      }
+      return batch.size() < kMaterializeBatch;
+    });
+    if (batch.empty()) return result;
+
+    std::int64_t sum = 0;
+    for (const table::Item& item : batch) sum += entry_delta(item);
+    table::TransactWriteRequest transaction;
+    table::UpdateRequest update = stamped_update(schema_, keys_.total(ledger));
+    update.update.set("as_kind", Value::string("LedgerTotal"))
+        .set(kBytes, Value::number(total.bytes + sum))
+        .set(kVersion, Value::number(total.version + 1))
+        .set(kMaterializedCount,
+             Value::number(total.materialized_count +
+                           static_cast<std::int64_t>(batch.size())));
+    update.condition = total.version == 0
+                           ? cond::not_exists(kVersion)
+                           : cond::eq(kVersion, Value::number(total.version));
+    transaction.actions.emplace_back(std::move(update));
+    std::vector<std::string> ids;
+    for (const table::Item& item : batch) {
+      const std::string& id = ItemFields(item, "ledger entry").string("as_id");
+      ids.push_back(id);
+      table::DeleteRequest remove;
+      remove.table = schema_.table_name();
+      remove.key = schema_.physical_key(keys_.pending(ledger, id));
+      remove.condition = cond::exists(partition_key);
+      transaction.actions.emplace_back(std::move(remove));
+      table::PutRequest put;
+      put.table = schema_.table_name();
+      put.item = item;
+      schema_.stamp(put.item, keys_.entry(ledger, id));
+      put.condition = cond::not_exists(partition_key);
+      transaction.actions.emplace_back(std::move(put));
+    }
+
+    try {
+      engine_.transact_write(transaction);
+    } catch (const Error& error) {
+      if (error.code() != ErrorCode::TransactionCanceled) throw;
+      const auto& reasons = error.cancellation_reasons();
+      for (const CancellationReason& reason : reasons) {
+        if (reason.code != "None" && reason.code != "ConditionalCheckFailed" &&
+            reason.code != "TransactionConflict") {
+          throw;
+        }
+      }
+      ++result.lost_races;
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        const bool pending_gone = failed(reasons, 1 + 2 * k);
+        const bool permanent_exists = failed(reasons, 2 + 2 * k);
+        if (permanent_exists && !pending_gone) {
+          throw Error(ErrorCode::IntegrityError,
+                      "ledger entry " + ids[k] + " of " + ledger.describe() +
+                          " is both pending and permanent; it was written twice");
+        }
+        if (pending_gone) gone.insert(ids[k]);
+      }
+      continue;  // re-read the Total and the pending entries
+    }
+    result.entries += batch.size();
+    ++result.transactions;
+    // A short batch was everything there was: entries that commit from now
+    // on wait for the next call, so a busy ledger cannot hold one call.
+    if (batch.size() < kMaterializeBatch) return result;
+  }
+}
+
+}  // namespace stowage::ledger

@@ -1,0 +1,62 @@
+// StorageTracking: the storage ledger's part of an attachment change
+// (DESIGN §5.1). For a change that adds or removes tracked rows (a row's
+// `tracked` is its definition's track_storage when it was attached, so a
+// later configuration change never counts it differently), add_to():
+//   1. reads the owner's context: one consistent GetItem of the owner's own
+//      item, which names the account and board its bytes count for, so a
+//      cascade (destroy_owner) needs no parent record;
+//   2. checks their quotas for the change's net delta (ledger::Quotas) and
+//      throws Error(QuotaExceeded) before anything is written;
+//   3. adds ledger::actions_for_change to the SAME ChangeSet — one set per
+//      change, coalesced over its rows, at most ledger::kMaxChangeActions —
+//      so the entries commit with the rows or not at all and count in the
+//      100-action budget;
+//   4. enqueues a materialize job per ledger in the change, so the
+//      snapshot total (bytes_used) catches up soon after the commit. The
+//      job only freshens bytes_used: bytes_used_exact, reconcile and
+//      materialize itself are exact whether or not it ever runs.
+// A change with no tracked row reads nothing and adds nothing.
+//
+// The context action is conditioned on the account and board read in step
+// 1. When a transfer commits in between, the change is canceled and its
+// commit reports the failed action (CommitResult::failed_actions): the
+// caller rebuilds the change from a fresh read, and since nothing was
+// written nothing is counted twice.
+//
+// Thread safety: safe for concurrent use; the engine and schema must
+// outlive it.
+#pragma once
+
+#include "ledger/ledger_keys.h"
+#include "ledger/quota.h"
+#include "model/change_context.h"
+#include "model/change_set.h"
+#include "model/outbox.h"
+#include "model/records.h"
+#include "schema/table_schema.h"
+#include "table/engine.h"
+
+namespace stowage::model {
+
+class StorageTracking {
+ public:
+  // REQUIRES: `engine` and `schema` outlive this object.
+  StorageTracking(table::Engine& engine, const schema::TableSchema& schema);
+
+  // REQUIRES: every row of `change` belongs to `owner`.
+  void add_to(ChangeSet& change, const OwnerRef& owner, const ChangeContext& context) const;
+
+ private:
+  table::Engine& engine_;
+  const schema::TableSchema& schema_;
+  const ledger::Quotas quotas_;
+};
+
+// The materialize job of one ledger (outbox.h, kMaterializeJob), with a
+// coalesce_key per ledger so that a worker pool runs one at a time for it.
+Job materialize_job(const ledger::Ledger& ledger);
+// The ledger a materialize job names. Throws Error(IntegrityError) when its
+// args name none.
+ledger::Ledger materialize_target(const Job& job);
+
+}  // namespace stowage::model

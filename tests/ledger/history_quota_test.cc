@@ -1,0 +1,96 @@
+// History (usage at T, series) from permanent entries, and quotas refused
+// before any write.
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ledger/history.h"
+#include "ledger/ledger_test_util.h"
+#include "ledger/quota.h"
+#include "ledger/totals.h"
+#include "ledger/transfer.h"
+
+namespace stowage::ledger {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::system_clock;
+using testing::LedgerTable;
+
+const Ledger kAccount = Ledger::account("acct");
+const Ledger kBoard = Ledger::board("board");
+
+class HistoryQuotaTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  HistoryQuotaTest() : table_(stowage::testing::make_engine(GetParam())) {
+    assign_owner(table_.engine(), table_.schema(), card_, {"acct", "board"});
+  }
+  // An attach, then the time just after its entry was created.
+  system_clock::time_point attach(std::int64_t bytes) {
+    table_.attach(card_, bytes);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const auto t = system_clock::now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return t;
+  }
+  LedgerTable table_;
+  const OwnerRecord card_{"Card", "1"};
+};
+
+TEST_P(HistoryQuotaTest, UsageAtATimeAndASeriesFromPermanentEntries) {
+  const auto t0 = system_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const auto t1 = attach(100);
+  const auto t2 = attach(20);
+  const auto t3 = attach(3);
+  // Pending entries are not history yet.
+  EXPECT_EQ(usage_at(table_.engine(), table_.schema(), kAccount, t3), 0);
+  table_.totals().materialize(kAccount);
+  EXPECT_EQ(usage_at(table_.engine(), table_.schema(), kAccount, t0), 0);
+  EXPECT_EQ(usage_at(table_.engine(), table_.schema(), kAccount, t1), 100);
+  EXPECT_EQ(usage_at(table_.engine(), table_.schema(), kAccount, t2), 120);
+  EXPECT_EQ(usage_at(table_.engine(), table_.schema(), kAccount, t3), 123);
+  EXPECT_EQ(usage_at(table_.engine(), table_.schema(), kBoard, t2), 0);  // not materialized
+
+  const auto step = std::chrono::duration_cast<microseconds>(t2 - t1);
+  const std::vector<UsagePoint> series =
+      usage_series(table_.engine(), table_.schema(), kAccount, t1, t1 + 2 * step, step);
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_EQ(series[0].bytes, 100);
+  EXPECT_EQ(series[1].bytes, 120);
+  EXPECT_EQ(series[0].time, t1);
+  EXPECT_THROW(usage_series(table_.engine(), table_.schema(), kAccount, t1, t0, step), Error);
+  EXPECT_THROW(usage_series(table_.engine(), table_.schema(), kAccount, t0, t1, microseconds(0)),
+               Error);
+}
+
+TEST_P(HistoryQuotaTest, AnAttachOverTheQuotaFailsBeforeAnyWrite) {
+  const Quotas quotas(table_.engine(), table_.schema());
+  quotas.set_limit(kBoard, 150);
+  EXPECT_EQ(quotas.limit(kBoard), 150);
+  EXPECT_EQ(quotas.limit(kAccount), std::nullopt);
+  table_.attach(card_, 100);
+  OwnerContext context = read_owner_context(table_.engine(), table_.schema(), card_);
+  EXPECT_NO_THROW(quotas.check(context, 50));
+  try {
+    quotas.check(context, 51);
+    FAIL() << "over the quota";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::QuotaExceeded);
+    EXPECT_NE(error.message().find("board board"), std::string::npos) << error.message();
+  }
+  EXPECT_NO_THROW(quotas.check(context, -100));  // freeing is never refused
+  quotas.set_limit(kBoard, std::nullopt);
+  EXPECT_NO_THROW(quotas.check(context, 1'000'000));
+  EXPECT_THROW(quotas.set_limit(kAccount, -1), Error);
+  // The quota item shares the root partition and is not an entry.
+  EXPECT_EQ(table_.totals().bytes_used_exact(kBoard), 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, HistoryQuotaTest,
+                         ::testing::ValuesIn(stowage::testing::engine_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace stowage::ledger

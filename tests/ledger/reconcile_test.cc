@@ -1,0 +1,154 @@
+// Reconcile: real bytes from attachment items against the ledger's entries
+// and its exact total, with positive, negative and zero drift, repair, and
+// a run while writers change the ledger.
+
+#include "ledger/reconcile.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ledger/ledger_test_util.h"
+#include "ledger/totals.h"
+#include "ledger/transfer.h"
+
+namespace stowage::ledger {
+namespace {
+
+using testing::LedgerTable;
+using testing::TestAttachment;
+
+const Ledger kAccount = Ledger::account("acct");
+const Ledger kBoard = Ledger::board("board");
+
+class ReconcileTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  ReconcileTest() : table_(stowage::testing::make_engine(GetParam())) {
+    assign_owner(table_.engine(), table_.schema(), card_, {"acct", "board"});
+    assign_owner(table_.engine(), table_.schema(), comment_, {"acct", "board"});
+    table_.attach(card_, 100);
+    table_.attach(comment_, 50);
+    table_.attach(comment_, 1, /*tracked=*/false);
+    table_.totals().materialize(kAccount);
+  }
+  ReconcileReport run(const Ledger& ledger, bool repair = false) {
+    ReconcileOptions options;
+    options.repair = repair;
+    return reconcile(table_.engine(), table_.schema(), ledger, options);
+  }
+
+  LedgerTable table_;
+  const OwnerRecord card_{"Card", "1"};
+  const OwnerRecord comment_{"Comment", "2"};
+};
+
+TEST_P(ReconcileTest, ZeroDriftWhenEverythingWentThroughTheLedger) {
+  for (const Ledger& ledger : {kAccount, kBoard}) {
+    const ReconcileReport report = run(ledger, /*repair=*/true);
+    EXPECT_TRUE(report.settled);
+    EXPECT_EQ(report.real_bytes, 150);
+    EXPECT_EQ(report.ledger_bytes, 150);
+    EXPECT_EQ(report.exact_bytes, 150);
+    EXPECT_EQ(report.drift(), 0);
+    EXPECT_EQ(report.total_drift(), 0);
+    EXPECT_EQ(report.owners, 2u);
+    EXPECT_EQ(report.attachments, 2u);
+    EXPECT_FALSE(report.repaired);
+  }
+}
+
+TEST_P(ReconcileTest, PositiveDriftIsReportedAndRepaired) {
+  // A tracked row the ledger never heard of.
+  table_.put_untracked_by_ledger(table_.make_attachment(card_, 30));
+  ReconcileReport report = run(kBoard);
+  EXPECT_EQ(report.real_bytes, 180);
+  EXPECT_EQ(report.exact_bytes, 150);
+  EXPECT_EQ(report.drift(), 30);
+  EXPECT_FALSE(report.repaired);
+  EXPECT_EQ(table_.totals().bytes_used_exact(kBoard), 150);
+
+  report = run(kBoard, /*repair=*/true);
+  EXPECT_TRUE(report.repaired);
+  EXPECT_EQ(table_.totals().bytes_used_exact(kBoard), 180);
+  const LedgerRoot root = table_.totals().read_root(kBoard);
+  ASSERT_EQ(root.pending.size(), 3u);  // two attaches and the reconcile entry
+  // A second repair finds nothing left to do; the account is untouched.
+  report = run(kBoard, /*repair=*/true);
+  EXPECT_EQ(report.drift(), 0);
+  EXPECT_FALSE(report.repaired);
+  EXPECT_EQ(run(kAccount).drift(), 30);
+}
+
+TEST_P(ReconcileTest, NegativeDriftIsReportedAndRepaired) {
+  const TestAttachment gone = table_.attach(card_, 70);
+  table_.delete_row_only(gone);
+  ReconcileReport report = run(kAccount, /*repair=*/true);
+  EXPECT_EQ(report.real_bytes, 150);
+  EXPECT_EQ(report.exact_bytes, 220);
+  EXPECT_EQ(report.drift(), -70);
+  EXPECT_TRUE(report.repaired);
+  EXPECT_EQ(table_.totals().bytes_used_exact(kAccount), 150);
+  table_.totals().materialize(kAccount);
+  EXPECT_EQ(table_.totals().bytes_used(kAccount), 150);
+  EXPECT_EQ(run(kAccount).drift(), 0);
+}
+
+TEST_P(ReconcileTest, TotalThatDisagreesWithItsEntriesIsReported) {
+  // Corrupt the snapshot by hand: the entries still say 150.
+  const LedgerKeys keys(table_.schema().keys());
+  table::UpdateRequest update{table_.schema().table_name(),
+                              table_.schema().physical_key(keys.total(kAccount))};
+  update.update.add("as_bytes", table::Value::number(5));
+  table_.engine().update(update);
+  const ReconcileReport report = run(kAccount);
+  EXPECT_EQ(report.ledger_bytes, 150);
+  EXPECT_EQ(report.exact_bytes, 155);
+  EXPECT_EQ(report.total_drift(), -5);
+  EXPECT_EQ(report.drift(), -5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, ReconcileTest,
+                         ::testing::ValuesIn(stowage::testing::engine_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(ReconcileWhileWriting, NeverReportsDriftThatIsNotThere) {
+  LedgerTable table(stowage::testing::make_engine("sqlite"));
+  const OwnerRecord a{"Card", "a"}, b{"Card", "b"};
+  assign_owner(table.engine(), table.schema(), a, {"acct", "board"});
+  assign_owner(table.engine(), table.schema(), b, {"acct", "other"});
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (int i = 0; i < 150; ++i) {
+      TestAttachment x = table.attach(i % 2 ? a : b, 10 + i);
+      if (i % 3 == 0) table.detach(x);
+      if (i % 10 == 0) {
+        assign_owner(table.engine(), table.schema(), b, {"acct", i % 20 ? "board" : "other"});
+      }
+      if (i % 7 == 0) table.totals().materialize(kAccount);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    writing = false;
+  });
+  std::size_t settled = 0;
+  while (writing) {
+    for (const Ledger& ledger : {kAccount, kBoard}) {
+      const ReconcileReport report =
+          reconcile(table.engine(), table.schema(), ledger, {.repair = true});
+      if (!report.settled) continue;
+      ++settled;
+      EXPECT_EQ(report.drift(), 0) << ledger.describe();
+      EXPECT_EQ(report.total_drift(), 0) << ledger.describe();
+      EXPECT_FALSE(report.repaired);
+    }
+  }
+  writer.join();
+  EXPECT_GT(settled, 0u);
+  for (const Ledger& ledger : {kAccount, kBoard, Ledger::board("other")}) {
+    const ReconcileReport report = reconcile(table.engine(), table.schema(), ledger);
+    EXPECT_TRUE(report.settled);
+    EXPECT_EQ(report.drift(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace stowage::ledger
