@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/digest.h"
+#include "common/uri_encoding.h"
 #include "stowage/error.h"
 
 namespace stowage::aws {
@@ -63,13 +64,6 @@ ParsedUrl parse_url(const std::string& url) {
   return parsed;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string percent_decode(std::string_view text, const std::string& url) {
   std::string out;
   out.reserve(text.size());
@@ -78,35 +72,14 @@ std::string percent_decode(std::string_view text, const std::string& url) {
       out.push_back(text[i]);
       continue;
     }
-    int high = i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
-    int low = i + 2 < text.size() ? hex_value(text[i + 2]) : -1;
+    int high = i + 2 < text.size() ? hex_digit_value(text[i + 1]) : -1;
+    int low = i + 2 < text.size() ? hex_digit_value(text[i + 2]) : -1;
     if (high < 0 || low < 0) {
       throw Error::validation("cannot sign request: bad percent-escape in URL '" +
                               url + "'");
     }
     out.push_back(static_cast<char>(high * 16 + low));
     i += 2;
-  }
-  return out;
-}
-
-// SigV4's URI encoding: everything but the RFC 3986 unreserved characters is
-// %XX with uppercase hex; '/' is kept only inside paths.
-std::string uri_encode(std::string_view text, bool keep_slash) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                      (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-                      c == '_' || c == '~';
-    if (unreserved || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kDigits[c >> 4]);
-      out.push_back(kDigits[c & 0x0f]);
-    }
   }
   return out;
 }

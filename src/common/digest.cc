@@ -135,6 +135,10 @@ std::optional<std::string> base64_decode(std::string_view text) {
   }
   // EVP_DecodeBlock counts the padding as zero bytes of output.
   out.resize(out.size() - padding);
+  // The decoder ignores the unused low bits of the last character, so
+  // several strings would decode to the same bytes; accept only the one
+  // encoding that base64_encode writes.
+  if (base64_encode(out) != text) return std::nullopt;
   return out;
 }
 

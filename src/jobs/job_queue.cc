@@ -104,7 +104,7 @@ std::optional<model::Job> JobQueue::claim(const model::Job& job) const {
   const std::int64_t now = now_micros();
   table::UpdateRequest request;
   request.table = schema_.table_name();
-  request.key = schema_.physical_key(live_key(job));
+  request.key = schema_.physical_key(model::job_key(schema_.keys(), job));
   request.update.set(kLeaseUntilAttribute, Value::number(now + options_.lease.count()))
       .add(kAttemptsAttribute, Value::number(std::int64_t{1}));
   // Existence keeps a claim from creating a stub item for a finished job;
@@ -126,7 +126,7 @@ std::optional<model::Job> JobQueue::claim(const model::Job& job) const {
 bool JobQueue::complete(const model::Job& job) const {
   table::DeleteRequest request;
   request.table = schema_.table_name();
-  request.key = schema_.physical_key(live_key(job));
+  request.key = schema_.physical_key(model::job_key(schema_.keys(), job));
   request.condition = lease_is(job);
   try {
     engine_.remove(request);
@@ -141,7 +141,7 @@ bool JobQueue::retry_later(const model::Job& job, std::string_view error) const 
   if (job.attempts >= options_.max_attempts) return dead_letter(job, error);
   table::UpdateRequest request;
   request.table = schema_.table_name();
-  request.key = schema_.physical_key(live_key(job));
+  request.key = schema_.physical_key(model::job_key(schema_.keys(), job));
   request.update
       .set(kRunAtAttribute, Value::number(now_micros() + backoff(job.attempts).count()))
       .remove(kLeaseUntilAttribute)
@@ -170,7 +170,7 @@ std::chrono::microseconds JobQueue::backoff(std::int64_t attempts) const {
 }
 
 std::string JobQueue::queue_partition(std::string_view queue) const {
-  return schema_.keys().compose({{"kind", "Jobs"}, {"queue", queue}});
+  return model::queue_partition(schema_.keys(), queue);
 }
 
 std::string JobQueue::dead_letter_partition(std::string_view queue) const {
@@ -179,11 +179,6 @@ std::string JobQueue::dead_letter_partition(std::string_view queue) const {
 
 std::int64_t JobQueue::now_micros() const {
   return micros_since_epoch(options_.clock());
-}
-
-schema::LogicalKey JobQueue::live_key(const model::Job& job) const {
-  return {queue_partition(job.queue),
-          schema_.keys().compose({{"kind", "Job"}, {"job_id", job.id}})};
 }
 
 table::Condition JobQueue::lease_is(const model::Job& job) const {
@@ -196,7 +191,7 @@ bool JobQueue::dead_letter(const model::Job& job, std::string_view error) const 
   table::PutRequest put;
   put.table = schema_.table_name();
   put.item = model::job_to_item(schema_, dead);
-  const schema::LogicalKey key = live_key(job);
+  const schema::LogicalKey key = model::job_key(schema_.keys(), job);
   schema_.stamp(put.item, {dead_letter_partition(job.queue), key.r});
   put.item[kLastErrorAttribute] = Value::string(truncated(error, kLastErrorLimit));
   // Unconditional: a dead letter left by an earlier run of the same job

@@ -112,7 +112,6 @@ class JobQueue {
 
  private:
   std::int64_t now_micros() const;
-  schema::LogicalKey live_key(const model::Job& job) const;
   // The condition every write after a claim carries.
   table::Condition lease_is(const model::Job& job) const;
   bool dead_letter(const model::Job& job, std::string_view error) const;

@@ -3,10 +3,10 @@
 namespace stowage::ledger {
 
 void for_each_item(table::Engine& engine, table::QueryRequest request,
-                   const std::function<bool(const table::Item&)>& visit) {
+                   const std::function<bool(table::Item&)>& visit) {
   for (;;) {
     table::QueryResult page = engine.query(request);
-    for (const table::Item& item : page.items) {
+    for (table::Item& item : page.items) {
       if (!visit(item)) return;
     }
     if (!page.last_evaluated_key) return;

@@ -11,7 +11,8 @@
 namespace stowage::ledger {
 
 // Calls `visit` for each item in order; stops early when it returns false.
+// The item is the visitor's: it may move from it rather than copy it.
 void for_each_item(table::Engine& engine, table::QueryRequest request,
-                   const std::function<bool(const table::Item&)>& visit);
+                   const std::function<bool(table::Item&)>& visit);
 
 }  // namespace stowage::ledger

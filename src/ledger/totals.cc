@@ -104,9 +104,9 @@ MaterializeResult Totals::materialize(const Ledger& ledger) const {
     table::QueryRequest query =
         schema_.listing_query(keys_.root_partition(ledger), keys_.pending_prefix());
     query.limit = kMaterializeBatch;
-    for_each_item(engine_, std::move(query), [&](const table::Item& item) {
+    for_each_item(engine_, std::move(query), [&](table::Item& item) {
       if (!gone.contains(ItemFields(item, "ledger entry").string("as_id"))) {
-        batch.push_back(item);
+        batch.push_back(std::move(item));
       }
       return batch.size() < kMaterializeBatch;
     });
@@ -127,8 +127,10 @@ MaterializeResult Totals::materialize(const Ledger& ledger) const {
                            : cond::eq(kVersion, Value::number(total.version));
     transaction.actions.emplace_back(std::move(update));
     std::vector<std::string> ids;
-    for (const table::Item& item : batch) {
-      const std::string& id = ItemFields(item, "ledger entry").string("as_id");
+    // The batch's items become the permanent entries' Puts (moved: they
+    // are not read again).
+    for (table::Item& item : batch) {
+      const std::string id = ItemFields(item, "ledger entry").string("as_id");
       ids.push_back(id);
       table::DeleteRequest remove;
       remove.table = schema_.table_name();
@@ -137,7 +139,7 @@ MaterializeResult Totals::materialize(const Ledger& ledger) const {
       transaction.actions.emplace_back(std::move(remove));
       table::PutRequest put;
       put.table = schema_.table_name();
-      put.item = item;
+      put.item = std::move(item);
       schema_.stamp(put.item, keys_.entry(ledger, id));
       put.condition = cond::not_exists(partition_key);
       transaction.actions.emplace_back(std::move(put));

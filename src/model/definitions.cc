@@ -3,25 +3,18 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
-#include <sstream>
 #include <utility>
 
+#include "schema/toml_settings.h"
 #include "stowage/error.h"
 
 namespace stowage::model {
 namespace {
 
-std::string where(const toml::node& node) {
-  const toml::source_position& begin = node.source().begin;
-  if (begin.line == 0) return "";
-  return " (line " + std::to_string(begin.line) + ")";
-}
-
-std::string type_of(const toml::node& node) {
-  std::ostringstream out;
-  out << node.type();
-  return out.str();
-}
+using schema::at_line;
+using schema::comma_separated;
+using schema::toml_type;
+using schema::unknown_settings;
 
 bool blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(),
@@ -89,32 +82,23 @@ class DefinitionReader {
   }
 
   void reject_unknown_settings() const {
-    std::string unknown;
-    for (const auto& [key, value] : table_) {
-      if (std::find(known().begin(), known().end(), key.str()) != known().end()) continue;
-      if (!unknown.empty()) unknown += ", ";
-      unknown += "\"" + std::string(key.str()) + "\"" + where(value);
-    }
+    const std::vector<std::string> unknown = unknown_settings(table_, known());
     if (unknown.empty()) return;
-    std::string list;
-    for (std::string_view name : known()) {
-      if (!list.empty()) list += ", ";
-      list += name;
-    }
-    throw Error::configuration("unknown setting " + unknown + " in " + label_ +
-                               "; an attachment definition takes " + list);
+    throw Error::configuration("unknown setting " + comma_separated(unknown) + " in " +
+                               label_ + "; an attachment definition takes " +
+                               comma_separated(known()));
   }
 
   Error wrong(std::string_view setting, const toml::node& node, std::string_view wanted) const {
     return Error::configuration(label_ + " " + std::string(setting) + " must be " +
-                                std::string(wanted) + ", found " + type_of(node) + where(node));
+                                std::string(wanted) + ", found " + toml_type(node) + at_line(node));
   }
 
   std::string string(std::string_view setting, const toml::node& node) const {
     const toml::value<std::string>* value = node.as_string();
     if (value == nullptr) throw wrong(setting, node, "a string");
     if (blank(value->get())) {
-      throw Error::configuration(label_ + " " + std::string(setting) + " is blank" + where(node));
+      throw Error::configuration(label_ + " " + std::string(setting) + " is blank" + at_line(node));
     }
     return value->get();
   }
@@ -122,7 +106,7 @@ class DefinitionReader {
   std::string required_string(std::string_view setting) const {
     const toml::node* node = table_.get(setting);
     if (node == nullptr) {
-      throw Error::configuration(label_ + where(table_) + " has no " + std::string(setting) +
+      throw Error::configuration(label_ + at_line(table_) + " has no " + std::string(setting) +
                                  "; every attachment definition names its record_type and name");
     }
     return string(setting, *node);
@@ -138,7 +122,7 @@ class DefinitionReader {
     const std::string text = string("cardinality", node);
     if (text == "one") return Cardinality::One;
     if (text == "many") return Cardinality::Many;
-    throw Error::configuration(label_ + " cardinality is \"" + text + "\"" + where(node) +
+    throw Error::configuration(label_ + " cardinality is \"" + text + "\"" + at_line(node) +
                                "; use \"one\" (has_one) or \"many\" (has_many)");
   }
 
@@ -147,7 +131,7 @@ class DefinitionReader {
     if (text == "purge") return Dependent::Purge;
     if (text == "purge_later") return Dependent::PurgeLater;
     if (text == "detach") return Dependent::Detach;
-    throw Error::configuration(label_ + " dependent is \"" + text + "\"" + where(node) +
+    throw Error::configuration(label_ + " dependent is \"" + text + "\"" + at_line(node) +
                                "; use \"purge\", \"purge_later\" or \"detach\"");
   }
 
@@ -156,7 +140,7 @@ class DefinitionReader {
     if (value == nullptr) throw wrong("max_bytes", node, "an integer");
     if (value->get() <= 0) {
       throw Error::configuration(label_ + " max_bytes is " + std::to_string(value->get()) +
-                                 where(node) + "; it must be a positive number of bytes");
+                                 at_line(node) + "; it must be a positive number of bytes");
     }
     return static_cast<std::uint64_t>(value->get());
   }
@@ -175,7 +159,7 @@ class DefinitionReader {
           (pattern.substr(0, slash) != "*" || pattern.substr(slash + 1) == "*");
       if (!well_formed) {
         throw Error::configuration(label_ + " content type pattern \"" + pattern + "\"" +
-                                   where(element) +
+                                   at_line(element) +
                                    " is not \"type/subtype\", \"type/*\" or \"*/*\"");
       }
       patterns.push_back(lowercase(pattern));
@@ -222,7 +206,7 @@ Definitions Definitions::from_config(const toml::table& config) {
     const toml::value<bool>* value = node->as_boolean();
     if (value == nullptr) {
       throw Error::configuration("strict_definitions must be true or false, found " +
-                                 type_of(*node) + where(*node));
+                                 toml_type(*node) + at_line(*node));
     }
     definitions.strict_ = value->get();
   }
@@ -231,7 +215,7 @@ Definitions Definitions::from_config(const toml::table& config) {
   const toml::array* array = node->as_array();
   if (array == nullptr) {
     throw Error::configuration("attachments must be [[attachments]] tables, found " +
-                               type_of(*node) + where(*node));
+                               toml_type(*node) + at_line(*node));
   }
   std::size_t index = 0;
   for (const toml::node& element : *array) {
@@ -239,14 +223,14 @@ Definitions Definitions::from_config(const toml::table& config) {
     const toml::table* table = element.as_table();
     if (table == nullptr) {
       throw Error::configuration("[[attachments]] #" + std::to_string(index) +
-                                 " must be a table, found " + type_of(element) +
-                                 where(element));
+                                 " must be a table, found " + toml_type(element) +
+                                 at_line(element));
     }
     AttachmentDefinition definition = DefinitionReader(*table, index).read();
     for (const AttachmentDefinition& earlier : definitions.definitions_) {
       if (earlier.record_type == definition.record_type && earlier.name == definition.name) {
         throw Error::configuration("[[attachments]] " + definition.record_type + "." +
-                                   definition.name + " is defined twice" + where(element) +
+                                   definition.name + " is defined twice" + at_line(element) +
                                    "; keep one definition per record type and name");
       }
     }

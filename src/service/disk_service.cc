@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/digest.h"
+#include "common/uri_encoding.h"
 #include "stowage/error.h"
 
 namespace stowage::service {
@@ -74,23 +75,6 @@ bool folder_matches(std::string_view folder, std::string_view prefix,
   if (prefix.size() <= offset) return true;
   const std::string_view wanted = prefix.substr(offset, 2);
   return folder.substr(0, wanted.size()) == wanted;
-}
-
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : text) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-        (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-        c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
 }
 
 class FileDescriptor {
@@ -388,9 +372,9 @@ std::string DiskService::url(std::string_view key,
                               .time_since_epoch())
                           .count();
   const std::string signature = sign(fields);
-  return options_.url_prefix + "/" + percent_encode(key) + "/" +
-         percent_encode(filename) +
-         "?content_type=" + percent_encode(content_type) +
+  return options_.url_prefix + "/" + uri_encode(key, /*keep_slash=*/false) + "/" +
+         uri_encode(filename, /*keep_slash=*/false) +
+         "?content_type=" + uri_encode(content_type, /*keep_slash=*/false) +
          "&disposition=" + std::string(to_string(disposition)) +
          "&expires=" + std::to_string(fields.expires_at) +
          "&signature=" + signature;

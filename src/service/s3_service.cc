@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "aws/endpoint.h"
+#include "common/uri_encoding.h"
 #include "service/s3_xml.h"
 #include "stowage/error.h"
 
@@ -31,34 +32,6 @@ std::size_t part_size_for(int part_number) {
   return kMinPartSize << ((part_number - 1) / kPartsPerSize);
 }
 
-bool is_unreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-std::string percent_encode(std::string_view text, bool keep_slash) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (is_unreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kDigits[c >> 4]);
-      out.push_back(kDigits[c & 0x0f]);
-    }
-  }
-  return out;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Decodes a key from a listing made with encoding-type=url, which spells a
 // space '+' (as botocore decodes it).
 std::string url_decode(std::string_view text) {
@@ -70,8 +43,8 @@ std::string url_decode(std::string_view text) {
     } else if (text[i] != '%') {
       out.push_back(text[i]);
     } else {
-      const int high = i + 2 < text.size() ? hex_value(text[i + 1]) : -1;
-      const int low = i + 2 < text.size() ? hex_value(text[i + 2]) : -1;
+      const int high = i + 2 < text.size() ? hex_digit_value(text[i + 1]) : -1;
+      const int low = i + 2 < text.size() ? hex_digit_value(text[i + 2]) : -1;
       if (high < 0 || low < 0) {
         throw Error::malformed_response("ListObjectsV2 returned a badly encoded key: " +
                                         std::string(text));
@@ -206,7 +179,7 @@ std::string content_disposition(Disposition disposition, std::string_view filena
     }
   }
   return value + "; filename=\"" + fallback + "\"; filename*=UTF-8''" +
-         percent_encode(filename, /*keep_slash=*/false);
+         uri_encode(filename, /*keep_slash=*/false);
 }
 
 std::string content_md5(std::string_view data) { return base64_encode(md5(data)); }
@@ -264,7 +237,7 @@ class S3Service::MultipartUpload {
     if (completed_) return;
     try {
       service_.send(
-          aws::HttpRequest{"DELETE", url_ + "?uploadId=" + percent_encode(upload_id_, false),
+          aws::HttpRequest{"DELETE", url_ + "?uploadId=" + uri_encode(upload_id_, false),
                            {}, {}},
           true, "AbortMultipartUpload of key " + quoted(key_));
     } catch (const Error&) {
@@ -283,7 +256,7 @@ class S3Service::MultipartUpload {
     aws::HttpRequest request{
         "PUT",
         url_ + "?partNumber=" + std::to_string(part_number) +
-            "&uploadId=" + percent_encode(upload_id_, false),
+            "&uploadId=" + uri_encode(upload_id_, false),
         {{"Content-MD5", content_md5(body)}},
         std::string(body)};
     const std::string what =
@@ -307,7 +280,7 @@ class S3Service::MultipartUpload {
     const std::string what = "CompleteMultipartUpload of key " + quoted(key_);
     // Not idempotent: once applied, a repeat fails with NoSuchUpload.
     aws::HttpResponse response = service_.send(
-        aws::HttpRequest{"POST", url_ + "?uploadId=" + percent_encode(upload_id_, false),
+        aws::HttpRequest{"POST", url_ + "?uploadId=" + uri_encode(upload_id_, false),
                          {{"Content-Type", "application/xml"}},
                          std::move(body)},
         false, what);
@@ -342,7 +315,7 @@ S3Service::S3Service(S3ServiceOptions options)
       retry_(options_.retry) {}
 
 std::string S3Service::object_url(std::string_view key) const {
-  const std::string path = "/" + percent_encode(key, /*keep_slash=*/true);
+  const std::string path = "/" + uri_encode(key, /*keep_slash=*/true);
   if (options_.force_path_style) return endpoint_ + "/" + options_.bucket + path;
   const std::size_t authority = endpoint_.find("://") + 3;
   return endpoint_.substr(0, authority) + options_.bucket + "." +
@@ -584,8 +557,8 @@ std::vector<ObjectInfo> S3Service::list_page(std::string_view prefix, std::strin
   // encoding-type=url: keys arrive percent-encoded, so any key survives XML.
   std::string url = object_url("") + "?list-type=2&encoding-type=url&max-keys=" +
                     std::to_string(options_.page_size) +
-                    "&prefix=" + percent_encode(prefix, false);
-  if (!token.empty()) url += "&continuation-token=" + percent_encode(token, false);
+                    "&prefix=" + uri_encode(prefix, false);
+  if (!token.empty()) url += "&continuation-token=" + uri_encode(token, false);
   const std::string what = "ListObjectsV2 of prefix " + quoted(prefix);
   aws::HttpResponse response = send(aws::HttpRequest{"GET", url, {}, {}}, true, what);
   if (response.status != 200) throw error_for(response, what);
@@ -616,9 +589,9 @@ std::string S3Service::url(std::string_view key, std::chrono::seconds expires_in
                            Disposition disposition) {
   check_key(key);
   std::string url = object_url(key) + "?response-content-disposition=" +
-                    percent_encode(content_disposition(disposition, filename), false);
+                    uri_encode(content_disposition(disposition, filename), false);
   if (!content_type.empty()) {
-    url += "&response-content-type=" + percent_encode(content_type, false);
+    url += "&response-content-type=" + uri_encode(content_type, false);
   }
   return aws::presign_url("GET", url, credentials_, scope_,
                           std::chrono::system_clock::now(), expires_in);

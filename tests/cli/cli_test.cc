@@ -3,19 +3,15 @@
 // there), checking what it prints and how it exits.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "common/uuid.h"
+#include "cli_fixture.h"
 
 namespace {
 
@@ -25,52 +21,10 @@ using ::testing::StartsWith;
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr, interleaved
-};
+using Result = stowage::cli::CliResult;
 
-class CliTest : public ::testing::Test {
+class CliTest : public stowage::cli::CliFixture {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stowage-cli-" + stowage::uuid_v4());
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "note.txt") << "hello, stowage\n";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Runs `stowage <arguments>` in the test's directory, with none of the
-  // STOWAGE_ variables that would point it elsewhere. Arguments hold no
-  // single quotes.
-  Result stowage(const std::vector<std::string>& arguments) const {
-    std::string command = "cd '" + dir_.string() +
-                          "' && env -u STOWAGE_ENGINE -u STOWAGE_DB -u STOWAGE_TABLE "
-                          "-u STOWAGE_SECRET '" STOWAGE_CLI "'";
-    for (const std::string& argument : arguments) command += " '" + argument + "'";
-    command += " 2>&1";
-    Result run;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    EXPECT_NE(pipe, nullptr);
-    std::array<char, 4096> buffer;
-    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) {
-      run.output.append(buffer.data(), n);
-    }
-    const int status = ::pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return run;
-  }
-
-  // The value of the first line `name  value` of the output.
-  static std::string field(const std::string& output, const std::string& name) {
-    std::istringstream lines(output);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.starts_with(name + " ")) continue;
-      return line.substr(line.find_first_not_of(' ', name.size()));
-    }
-    ADD_FAILURE() << "no " << name << " in:\n" << output;
-    return "";
-  }
-
   std::size_t stored_files() const {
     std::size_t count = 0;
     if (!fs::exists(dir_ / "storage")) return 0;
@@ -79,8 +33,6 @@ class CliTest : public ::testing::Test {
     }
     return count;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliTest, PutListShowDetachPurgeSweep) {

@@ -3,17 +3,12 @@
 // tracked), checking what they print and how they exit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "common/uuid.h"
+#include "cli_fixture.h"
 
 namespace {
 
@@ -21,63 +16,26 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-namespace fs = std::filesystem;
+using Result = stowage::cli::CliResult;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr, interleaved
-};
-
-class LedgerCliTest : public ::testing::Test {
+class LedgerCliTest : public stowage::cli::CliFixture {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stowage-ledger-cli-" + stowage::uuid_v4());
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "note.txt") << "hello, stowage\n";        // 15 bytes
-    std::ofstream(dir_ / "data.bin") << std::string(1000, 'd');    // 1000 bytes
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Runs `stowage <arguments>` in the test's directory, with none of the
-  // STOWAGE_ variables that would point it elsewhere. Arguments hold no
-  // single quotes.
-  Result stowage(const std::vector<std::string>& arguments) const {
-    std::string command = "cd '" + dir_.string() +
-                          "' && env -u STOWAGE_ENGINE -u STOWAGE_DB -u STOWAGE_TABLE "
-                          "-u STOWAGE_SECRET '" STOWAGE_CLI "'";
-    for (const std::string& argument : arguments) command += " '" + argument + "'";
-    command += " 2>&1";
-    Result run;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    EXPECT_NE(pipe, nullptr);
-    std::array<char, 4096> buffer;
-    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) {
-      run.output.append(buffer.data(), n);
-    }
-    const int status = ::pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return run;
+    CliFixture::SetUp();
+    std::ofstream(dir_ / "data.bin") << std::string(1000, 'd');  // 1000 bytes
   }
 
   // The value of the first line `name  value` of a successful run's output.
   std::string field(const std::vector<std::string>& arguments, const std::string& name) const {
     const Result run = stowage(arguments);
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    std::istringstream lines(run.output);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.starts_with(name + " ")) continue;
-      return line.substr(line.find_first_not_of(' ', name.size()));
-    }
-    ADD_FAILURE() << "no " << name << " in:\n" << run.output;
-    return "";
+    return CliFixture::field(run.output, name);
   }
 
   void put(const std::string& file, const std::string& name) const {
     const Result run = stowage({"put", file, "--record", "Card:42", "--name", name});
     ASSERT_EQ(run.exit_code, 0) << run.output;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(LedgerCliTest, ContextUsageMaterializeReconcileEntries) {

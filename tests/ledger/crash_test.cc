@@ -38,14 +38,15 @@
 #include "schema/table_schema.h"
 #include "service/disk_service.h"
 #include "support/invariants.h"
+#include "support/workload.h"
 #include "table/sqlite_engine.h"
 
 namespace stowage::ledger {
 namespace {
 
 using ::testing::IsEmpty;
-using testing::scale_from_environment;
-using testing::seed_from_environment;
+using stowage::testing::scale_from_environment;
+using stowage::testing::seed_from_environment;
 
 constexpr int kKills = 24;
 
@@ -93,7 +94,6 @@ bool wait_until_ready(const Workload& workload, std::chrono::milliseconds timeou
 
 TEST(LedgerCrashTest, KilledWorkloadsLeaveEveryLedgerExact) {
   const std::uint64_t seed = seed_from_environment();
-  std::cout << "seed " << seed << " (STOWAGE_SEED=" << seed << " replays it)\n";
   const std::filesystem::path root =
       std::filesystem::temp_directory_path() / ("stowage-ledger-crash-" + uuid_v4());
   std::filesystem::create_directories(root / "storage");

@@ -36,6 +36,7 @@
 #include "model/owner_contexts.h"
 #include "model/storage_tracking.h"
 #include "support/invariants.h"
+#include "support/workload.h"
 #include "table/fault_injecting_engine.h"
 
 namespace stowage::model {
@@ -429,8 +430,7 @@ TEST_P(ModelLedgerTest, TheInvariantCheckSeesATrackedRowTheLedgerMissed) {
 // The stress workload on one thread (moto does not isolate concurrent
 // transactions, so this is the randomized case every engine runs).
 TEST_P(ModelLedgerTest, RandomChangesAndTransfersKeepEveryLedgerExact) {
-  const std::uint64_t seed = ledger::testing::seed_from_environment();
-  std::cout << "seed " << seed << " (STOWAGE_SEED=" << seed << " replays it)\n";
+  const std::uint64_t seed = stowage::testing::seed_from_environment();
   const Definitions definitions = Definitions::parse(ledger::testing::kTrackedDefinitions);
   Attachments attachments(*engine_, *schema_, definitions, *store_);
   ledger::testing::TrackedWorkload workload(attachments, *contexts_, *store_);

@@ -44,6 +44,7 @@
 #include "service/disk_service.h"
 #include "support/engines.h"
 #include "support/invariants.h"
+#include "support/workload.h"
 #include "table/fault_injecting_engine.h"
 #include "table/retrying_engine.h"
 
@@ -51,8 +52,8 @@ namespace stowage::ledger {
 namespace {
 
 using ::testing::IsEmpty;
-using testing::scale_from_environment;
-using testing::seed_from_environment;
+using stowage::testing::scale_from_environment;
+using stowage::testing::seed_from_environment;
 
 // The model's objects on one engine stack, with the jobs that drain it.
 struct Model {
@@ -78,7 +79,6 @@ class ModelLedgerStressTest : public ::testing::TestWithParam<table::KeyLayout> 
  protected:
   void SetUp() override {
     seed_ = seed_from_environment();
-    std::cout << "seed " << seed_ << " (STOWAGE_SEED=" << seed_ << " replays it)\n";
     engine_ = stowage::testing::make_bare_engine("sqlite");
     schema::SchemaConfig config;
     config.table = stowage::testing::unique_table_name("ledger-stress");

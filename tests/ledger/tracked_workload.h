@@ -12,9 +12,7 @@
 // Thread safety: safe for concurrent use; the model objects must outlive it.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -69,18 +67,6 @@ inline std::vector<model::OwnerRef> workload_owners() {
   std::vector<model::OwnerRef> owners;
   for (int i = 1; i <= 6; ++i) owners.push_back({"Card", std::to_string(i)});
   return owners;
-}
-
-// STOWAGE_SEED when set (to replay a run), else a random seed.
-inline std::uint64_t seed_from_environment() {
-  if (const char* text = std::getenv("STOWAGE_SEED")) return std::strtoull(text, nullptr, 10);
-  return std::random_device{}();
-}
-
-// STOWAGE_STRESS_SCALE (at least 1): how many times the default work to do.
-inline int scale_from_environment() {
-  if (const char* text = std::getenv("STOWAGE_STRESS_SCALE")) return std::max(1, std::atoi(text));
-  return 1;
 }
 
 // Failures an operation may end with under faults and races.

@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -38,6 +37,7 @@
 #include "stowage/error.h"
 #include "support/engines.h"
 #include "support/invariants.h"
+#include "support/workload.h"
 #include "table/fault_injecting_engine.h"
 #include "table/retrying_engine.h"
 
@@ -102,16 +102,6 @@ const std::vector<Slot>& slots() {
     return result;
   }();
   return all;
-}
-
-std::uint64_t seed_from_environment() {
-  if (const char* text = std::getenv("STOWAGE_SEED")) return std::strtoull(text, nullptr, 10);
-  return std::random_device{}();
-}
-
-int scale_from_environment() {
-  if (const char* text = std::getenv("STOWAGE_STRESS_SCALE")) return std::max(1, std::atoi(text));
-  return 1;
 }
 
 // The model's objects on one engine stack.
@@ -259,8 +249,7 @@ using StressParam = std::tuple<std::string, table::KeyLayout>;
 class StressTest : public ::testing::TestWithParam<StressParam> {
  protected:
   void SetUp() override {
-    seed_ = seed_from_environment();
-    std::cout << "seed " << seed_ << " (STOWAGE_SEED=" << seed_ << " replays it)\n";
+    seed_ = testing::seed_from_environment();
     engine_ = testing::make_bare_engine(std::get<0>(GetParam()));
     schema::SchemaConfig config;
     config.table = testing::unique_table_name("stress");
@@ -335,7 +324,7 @@ class StressTest : public ::testing::TestWithParam<StressParam> {
 // production retries them, with workers draining jobs meanwhile.
 TEST_P(StressTest, ConcurrentChangesUnderFaultsKeepTheInvariants) {
   constexpr int kThreads = 8;
-  const int operations_per_thread = 250 * scale_from_environment();
+  const int operations_per_thread = 250 * testing::scale_from_environment();
 
   table::FaultOptions faults;
   faults.seed = seed_;
@@ -393,7 +382,7 @@ TEST_P(StressTest, ConcurrentChangesUnderFaultsKeepTheInvariants) {
 // invariants would catch otherwise (a row without its count, a count
 // without its row).
 TEST_P(StressTest, LostAnswersLeaveWholeChangesOrNone) {
-  const int operations = 150 * scale_from_environment();
+  const int operations = 150 * testing::scale_from_environment();
 
   table::FaultOptions faults;
   faults.seed = seed_;
