@@ -157,7 +157,9 @@ class Stowage {
                                        std::chrono::microseconds step) const;
 
   // An optional byte limit; a tracked change that would exceed it throws
-  // Error(QuotaExceeded). nullopt removes it.
+  // Error(QuotaExceeded). nullopt removes it. Tracked changes cache each
+  // ledger's limit for 1 s (ledger/quota.h), so a new, changed or removed
+  // limit binds every change that starts 1 s after set_quota returns.
   void set_quota(const Ledger& ledger, std::optional<std::int64_t> limit_bytes);
   std::optional<std::int64_t> quota(const Ledger& ledger) const;
 

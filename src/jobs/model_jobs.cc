@@ -44,6 +44,12 @@ void delete_bytes(model::BlobStore& blobs, const model::Job& job) {
   service->remove(key);
 }
 
+// BlobStore::analyze's errors already say what the job's fate is: a gone
+// blob is RecordNotFound (discarded), missing bytes are retryable.
+void analyze_blob(model::BlobStore& blobs, const model::Job& job) {
+  blobs.analyze(string_arg(job, "blob_id"));
+}
+
 }  // namespace
 
 void add_model_handlers(JobHandlers& handlers, model::BlobStore& blobs) {
@@ -51,6 +57,8 @@ void add_model_handlers(JobHandlers& handlers, model::BlobStore& blobs) {
                [&blobs](const model::Job& job) { purge_blob(blobs, job); });
   handlers.add(model::kDeleteBytesJob,
                [&blobs](const model::Job& job) { delete_bytes(blobs, job); });
+  handlers.add(model::kAnalyzeBlobJob,
+               [&blobs](const model::Job& job) { analyze_blob(blobs, job); });
 }
 
 void add_materialize_handler(JobHandlers& handlers, table::Engine& engine,

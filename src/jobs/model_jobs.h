@@ -15,8 +15,11 @@
 //                 running in a pool. Registered apart, by
 //                 add_materialize_handler, as it needs the table rather
 //                 than the blob store.
-// analyze_blob has no handler yet: the model has no way to re-run analysis
-// on a stored blob, and nothing enqueues that job.
+//   analyze_blob  BlobStore::analyze of the blob a direct upload created,
+//                 enqueued by its attach. A purged blob (RecordNotFound)
+//                 discards the job; bytes not on the service yet are
+//                 retried with the queue's backoff, as the upload may still
+//                 be in flight, and dead-lettered if they never arrive.
 //
 // Thread safety: the handlers are safe to run on many threads at once; the
 // blob store, engine and schema must outlive them.

@@ -5,21 +5,40 @@
 // check() is what a tracked change calls before it writes anything: when
 // the change adds bytes and a ledger of the owner has a limit, it reads
 // that ledger's exact usage and throws Error(QuotaExceeded) when usage +
-// delta would exceed the limit. Cost: one point read per ledger of the
-// owner, plus one query per ledger that has a limit.
+// delta would exceed the limit. A change that frees bytes (delta <= 0) is
+// never refused.
 //
-// Guarantee under concurrency: the check reads, then the change commits; no
-// reservation is held in between (that would put every writer of a ledger
-// on one hot item, which DESIGN §5.3 rules out). Serial writers never go
-// over a limit. Concurrent writers that pass their checks together can
-// overshoot it by at most the sum of their own deltas; the next change
-// after they commit sees the overshoot and is refused. A change that frees
-// bytes (delta <= 0) is never refused.
+// Limit cache: most ledgers have no limit, and reading "no limit" for the
+// account and the board would cost every tracked change two point reads.
+// So each instance remembers each ledger's limit, including "no limit",
+// for QuotaOptions::cache_time after it read it, and set_limit updates its
+// own entry at once. Cost of check(): one point read per ledger whose
+// entry is missing or older than cache_time, plus one query per ledger
+// that has a limit. Share one instance among the writers of a process
+// (StorageTracking holds one) so they share its cache.
+//
+// Guarantees (no reservation is held between the check and the commit:
+// that would put every writer of a ledger on one hot item, which DESIGN
+// §5.3 rules out):
+//   1. Serial writers through one instance never go over a limit that was
+//      set through that instance, or set elsewhere at least cache_time
+//      before the check.
+//   2. Concurrent writers that pass their checks together can overshoot a
+//      limit by at most the sum of their own deltas; the next change after
+//      they commit sees the overshoot and is refused.
+//   3. A limit set, changed or removed elsewhere (another instance or
+//      process) takes effect in this instance's checks at most cache_time
+//      after it was written; until then they use the limit read before.
+// limit() always reads the table (one point read) and refreshes the cache.
 //
 // Thread safety: safe for concurrent use; the engine and schema must outlive it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "ledger/ledger_keys.h"
@@ -29,10 +48,21 @@
 
 namespace stowage::ledger {
 
+// The time seam of the limit cache: steady_clock::now in production.
+using QuotaClock = std::function<std::chrono::steady_clock::time_point()>;
+
+struct QuotaOptions {
+  // How long a limit read from the table is trusted (guarantee 3); zero
+  // reads it for every check.
+  std::chrono::milliseconds cache_time = std::chrono::seconds(1);
+  QuotaClock clock = [] { return std::chrono::steady_clock::now(); };
+};
+
 class Quotas {
  public:
-  // REQUIRES: `engine` and `schema` outlive this object.
-  Quotas(table::Engine& engine, const schema::TableSchema& schema);
+  // REQUIRES: `engine` and `schema` outlive this object. Throws
+  // Error(ConfigurationError) for a negative cache_time.
+  Quotas(table::Engine& engine, const schema::TableSchema& schema, QuotaOptions options = {});
 
   // nullopt removes the limit. Throws Error(ValidationError) for a negative one.
   void set_limit(const Ledger& ledger, std::optional<std::int64_t> limit_bytes) const;
@@ -44,9 +74,23 @@ class Quotas {
   void check(const OwnerContext& context, std::int64_t delta_bytes) const;
 
  private:
+  struct CachedLimit {
+    std::optional<std::int64_t> limit_bytes;
+    std::chrono::steady_clock::time_point read_at;
+  };
+
+  // The cached limit while it is fresh, else limit().
+  std::optional<std::int64_t> cached_limit(const Ledger& ledger) const;
+  // Caches a limit read at `read_at`, unless the entry is as new or newer.
+  void remember(const Ledger& ledger, std::optional<std::int64_t> limit_bytes,
+                std::chrono::steady_clock::time_point read_at) const;
+
   table::Engine& engine_;
   const schema::TableSchema& schema_;
   LedgerKeys keys_;
+  const QuotaOptions options_;
+  mutable std::mutex mutex_;
+  mutable std::map<Ledger, CachedLimit> cache_;
 };
 
 }  // namespace stowage::ledger

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/uuid.h"
 #include "model/item_conversion.h"
+#include "model/outbox.h"
 #include "stowage/error.h"
 
 namespace stowage::model {
@@ -33,6 +36,14 @@ void check_keys(const schema::KeyScheme& keys, const OwnerRef& owner, std::strin
                   " attempts to change them; nothing was written: retry later");
 }
 
+// Bytes that came by direct upload are analyzed after the blob is attached
+// (Active Storage's analyze_later), by a job the attach commits with the
+// row, so no crash can leave an attached blob that is never analyzed.
+std::optional<Job> analyze_job(const Blob& blob) {
+  if (is_analyzed(blob)) return std::nullopt;
+  return make_job(kAnalyzeBlobJob, {{"blob_id", table::Value::string(blob.id)}});
+}
+
 Dependent purge_rule(const AttachmentDefinition& definition) {
   return definition.dependent == Dependent::PurgeLater ? Dependent::PurgeLater
                                                        : Dependent::Purge;
@@ -56,10 +67,12 @@ Attachment Attachments::attach(const OwnerRef& owner, std::string_view name, con
   validate_blob(definition, blob);
   const Attachment attachment =
       new_attachment(owner, name, definition, blob, reserve_times(1));
+  std::vector<Job> jobs;
+  if (std::optional<Job> job = analyze_job(blob)) jobs.push_back(std::move(*job));
   if (definition.cardinality == Cardinality::One) {
-    swap_rows(owner, name, definition, {attachment}, context);
+    swap_rows(owner, name, definition, {attachment}, jobs, context);
   } else {
-    append_rows(owner, {attachment}, context);
+    append_rows(owner, {attachment}, jobs, context);
   }
   return attachment;
 }
@@ -87,10 +100,12 @@ std::vector<Attachment> Attachments::attach_many(const OwnerRef& owner, std::str
   if (blob_ids.empty()) return {};
 
   std::map<std::string, Blob, std::less<>> blobs;
+  std::vector<Job> jobs;
   for (const std::string& blob_id : blob_ids) {
     if (blobs.count(blob_id) != 0) continue;
     Blob blob = blobs_.find(blob_id);
     validate_blob(definition, blob);
+    if (std::optional<Job> job = analyze_job(blob)) jobs.push_back(std::move(*job));
     blobs.emplace(blob_id, std::move(blob));
   }
 
@@ -100,7 +115,7 @@ std::vector<Attachment> Attachments::attach_many(const OwnerRef& owner, std::str
     added.push_back(new_attachment(owner, name, definition, blobs.find(blob_ids[i])->second,
                                    first + std::chrono::microseconds(i)));
   }
-  append_rows(owner, added, context);
+  append_rows(owner, added, jobs, context);
   return added;
 }
 
@@ -117,10 +132,12 @@ std::vector<Attachment> Attachments::replace(const OwnerRef& owner, std::string_
   }
 
   std::map<std::string, Blob, std::less<>> blobs;
+  std::vector<Job> jobs;
   for (const std::string& blob_id : blob_ids) {
     if (blobs.count(blob_id) != 0) continue;
     Blob blob = blobs_.find(blob_id);
     validate_blob(definition, blob);
+    if (std::optional<Job> job = analyze_job(blob)) jobs.push_back(std::move(*job));
     blobs.emplace(blob_id, std::move(blob));
   }
   const auto first = reserve_times(blob_ids.size());
@@ -129,7 +146,7 @@ std::vector<Attachment> Attachments::replace(const OwnerRef& owner, std::string_
     added.push_back(new_attachment(owner, name, definition, blobs.find(blob_ids[i])->second,
                                    first + std::chrono::microseconds(i)));
   }
-  swap_rows(owner, name, definition, added, context);
+  swap_rows(owner, name, definition, added, jobs, context);
   return added;
 }
 
@@ -280,12 +297,13 @@ std::optional<Attachment> Attachments::row(const OwnerRef& owner, std::string_vi
 }
 
 void Attachments::append_rows(const OwnerRef& owner, const std::vector<Attachment>& added,
-                              const ChangeContext& context) {
+                              const std::vector<Job>& jobs, const ChangeContext& context) {
   // An append removes nothing, so no row can be gone; only a transfer of
   // the owner can cancel it.
   for (int round = 0; round < kMaxRounds; ++round) {
     ChangeSet change(schema_, blobs_);
     for (const Attachment& attachment : added) change.add_attachment(attachment);
+    for (const Job& job : jobs) change.enqueue(job);
     tracking_.add_to(change, owner, context);
     if (change.commit(engine_).committed()) return;
   }
@@ -295,7 +313,7 @@ void Attachments::append_rows(const OwnerRef& owner, const std::vector<Attachmen
 void Attachments::swap_rows(const OwnerRef& owner, std::string_view name,
                             const AttachmentDefinition& definition,
                             const std::vector<Attachment>& added,
-                            const ChangeContext& context) {
+                            const std::vector<Job>& jobs, const ChangeContext& context) {
   const std::string prefix = schema_.keys().attachment_name_prefix(name);
   for (int round = 0; round < kMaxRounds; ++round) {
     // Every current row goes, not only the newest: two racing attaches to a
@@ -303,6 +321,7 @@ void Attachments::swap_rows(const OwnerRef& owner, std::string_view name,
     const std::vector<Attachment> current = rows(owner, prefix);
     ChangeSet change(schema_, blobs_);
     for (const Attachment& attachment : added) change.add_attachment(attachment);
+    for (const Job& job : jobs) change.enqueue(job);
     for (const Attachment& attachment : current) {
       change.remove_attachment(attachment, definition.dependent);
     }

@@ -26,6 +26,10 @@
 // ledger's entries record. After the commit,
 // blobs whose last reference went and whose rule is purge are purged inline;
 // purge_later leaves that to the purge_blob job the transaction wrote.
+// Attaching a blob whose bytes are not analyzed yet (a direct upload) also
+// enqueues its analyze_blob job in the same transaction (one action more);
+// the row keeps the declared content type it copied, and the blob gets the
+// detected one when the job runs (BlobStore::analyze).
 // Keys and definitions are checked before any request (InvalidKey,
 // ValidationError).
 //
@@ -135,16 +139,16 @@ class Attachments {
   // The row, or nullopt; a consistent point read.
   std::optional<Attachment> row(const OwnerRef& owner, std::string_view name,
                                 std::string_view attachment_id) const;
-  // Puts `added` (rows of one owner and name that remove nothing) in one
-  // transaction.
+  // Puts `added` (rows of one owner and name that remove nothing) and
+  // enqueues `jobs` in one transaction.
   void append_rows(const OwnerRef& owner, const std::vector<Attachment>& added,
-                   const ChangeContext& context);
-  // Puts `added` and removes the current rows of `name` (by the
-  // definition's rule) in one transaction, re-reading the current rows
-  // when one went meanwhile.
+                   const std::vector<Job>& jobs, const ChangeContext& context);
+  // Puts `added`, enqueues `jobs` and removes the current rows of `name`
+  // (by the definition's rule) in one transaction, re-reading the current
+  // rows when one went meanwhile.
   void swap_rows(const OwnerRef& owner, std::string_view name,
                  const AttachmentDefinition& definition, const std::vector<Attachment>& added,
-                 const ChangeContext& context);
+                 const std::vector<Job>& jobs, const ChangeContext& context);
   // Removes `rows` (all of `owner`), each by `rule_of(row)`, in one
   // transaction, dropping rows already gone; then purges what the rules
   // purge now.

@@ -145,6 +145,24 @@ Item without_owned_keys(Item metadata) {
   return metadata;
 }
 
+// The blob's metadata with what its bytes say in the keys Stowage owns.
+// REQUIRES: blob.content_type is the detected one; `head` holds the first
+// min(byte_size, kImageHeaderCapture) bytes stored under blob.key.
+Item analyzed_metadata(const Blob& blob, service::Service& service,
+                       const std::string& head) {
+  Item metadata = without_owned_keys(blob.metadata);
+  metadata[std::string(kIdentifiedMetadata)] = Value::boolean(true);
+  if (is_raster_image(blob.content_type)) {
+    if (auto dimensions =
+            image_dimensions(service, blob.key, head, blob.byte_size)) {
+      metadata[std::string(kWidthMetadata)] = Value::number(dimensions->width);
+      metadata[std::string(kHeightMetadata)] = Value::number(dimensions->height);
+    }
+  }
+  metadata[std::string(kAnalyzedMetadata)] = Value::boolean(true);
+  return metadata;
+}
+
 bool is_unknown_outcome(std::exception_ptr failure) {
   try {
     std::rethrow_exception(failure);
@@ -160,6 +178,12 @@ bool is_conditional_failure(const CancellationReason& reason) {
 }
 
 }  // namespace
+
+bool is_analyzed(const Blob& blob) {
+  const auto it = blob.metadata.find(kAnalyzedMetadata);
+  return it != blob.metadata.end() && it->second.type() == table::Type::BOOL &&
+         it->second.as_bool();
+}
 
 BlobStore::BlobStore(table::Engine& engine, const schema::TableSchema& schema,
                      BlobStoreOptions options)
@@ -208,17 +232,8 @@ Blob BlobStore::create_and_upload(service::ByteSource& source, BlobInput input) 
   blob.checksum = uploaded.checksum;
 
   try {
-    blob.metadata = without_owned_keys(std::move(input.metadata));
-    blob.metadata[std::string(kIdentifiedMetadata)] = Value::boolean(true);
-    if (is_raster_image(blob.content_type)) {
-      if (auto dimensions = image_dimensions(service, blob.key,
-                                             upload_source.captured(),
-                                             blob.byte_size)) {
-        blob.metadata[std::string(kWidthMetadata)] = Value::number(dimensions->width);
-        blob.metadata[std::string(kHeightMetadata)] = Value::number(dimensions->height);
-      }
-    }
-    blob.metadata[std::string(kAnalyzedMetadata)] = Value::boolean(true);
+    blob.metadata = std::move(input.metadata);
+    blob.metadata = analyzed_metadata(blob, service, upload_source.captured());
 
     table::PutRequest put;
     put.table = schema_.table_name();
@@ -303,18 +318,52 @@ std::string BlobStore::signed_id(
 }
 
 void BlobStore::update_metadata(std::string_view blob_id, Item metadata) {
-  table::UpdateRequest update;
-  update.table = schema_.table_name();
-  update.key = schema_.physical_key(schema_.keys().blob(blob_id));
-  update.update.set(std::string(attr::kMetadata), Value::map(std::move(metadata)));
-  update.condition = cond::exists(schema_.partition_key().name);
+  table::Update update;
+  update.set(std::string(attr::kMetadata), Value::map(std::move(metadata)));
+  update_blob(blob_id, std::move(update), "its metadata was not changed");
+}
+
+Blob BlobStore::analyze(std::string_view blob_id) {
+  Blob blob = find(blob_id);
+  if (is_analyzed(blob)) return blob;
+  service::Service& service = this->service(blob.service_name);
+  // One read serves both the content type (its first 4 KB) and the image
+  // header, as the capture does during create_and_upload.
+  std::string head;
   try {
-    engine_.update(update);
+    head = service.download_range(blob.key, 0, kImageHeaderCapture);
+  } catch (const Error& error) {
+    if (error.code() != ErrorCode::RecordNotFound) throw;
+    // Not "gone": a direct upload may still be in flight, so this is worth
+    // retrying, unlike a missing blob item.
+    throw Error(ErrorCode::ServiceUnavailable,
+                "the bytes of blob " + blob.id + " (key " + blob.key +
+                    ") are not on service \"" + blob.service_name +
+                    "\" yet; analyze it again once its direct upload is done");
+  }
+  blob.content_type = analyze::detect_content_type(head, blob.filename);
+  blob.metadata = analyzed_metadata(blob, service, head);
+  table::Update update;
+  update.set(std::string(attr::kContentType), Value::string(blob.content_type));
+  update.set(std::string(attr::kMetadata), Value::map(blob.metadata));
+  update_blob(blob_id, std::move(update), "its analysis was not recorded");
+  return blob;
+}
+
+void BlobStore::update_blob(std::string_view blob_id, table::Update update,
+                            std::string_view what) {
+  table::UpdateRequest request;
+  request.table = schema_.table_name();
+  request.key = schema_.physical_key(schema_.keys().blob(blob_id));
+  request.update = std::move(update);
+  request.condition = cond::exists(schema_.partition_key().name);
+  try {
+    engine_.update(request);
   } catch (const Error& error) {
     if (error.code() != ErrorCode::ConditionalCheckFailed) throw;
     throw Error::not_found("blob " + std::string(blob_id) +
                            " does not exist in table " + schema_.table_name() +
-                           "; its metadata was not changed");
+                           "; " + std::string(what));
   }
 }
 

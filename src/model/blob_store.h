@@ -1,6 +1,6 @@
 // BlobStore: Active Storage's Blob operations on the one table and the byte
 // services — create (uploading the bytes first), find, signed ids, metadata
-// updates and purge — plus the blob-side transaction actions that
+// updates, analysis of directly uploaded bytes and purge — plus the blob-side transaction actions that
 // attachment changes add to their own transactions.
 //
 // Invariants kept here (DESIGN I2, I5): bytes are durable before the blob
@@ -60,7 +60,8 @@ struct BlobInput {
 
 // A blob whose bytes the client will upload itself (Active Storage's
 // create_before_direct_upload). Its content type is the declared one until
-// the blob is analyzed, which its metadata says (identified is absent).
+// the blob is analyzed (BlobStore::analyze), which its metadata says
+// (identified and analyzed are absent until then).
 struct DirectUploadInput {
   std::string filename;
   std::uint64_t byte_size = 0;
@@ -70,6 +71,10 @@ struct DirectUploadInput {
   table::Item metadata;
   std::string service_name;  // empty: the default service
 };
+
+// Whether the blob's metadata says its bytes were analyzed: always after
+// create_and_upload, after BlobStore::analyze for a direct upload.
+bool is_analyzed(const Blob& blob);
 
 class BlobStore {
  public:
@@ -106,6 +111,19 @@ class BlobStore {
   // the blob is gone.
   void update_metadata(std::string_view blob_id, table::Item metadata);
 
+  // Active Storage's analyze, for a blob whose bytes came by direct upload:
+  // reads the head of its bytes (one ranged read), detects the content type
+  // and an image's width and height as create_and_upload does, and SETs the
+  // content type and the metadata (identified, analyzed, width, height) on
+  // the item, conditioned on its existence. Returns the blob as analyzed; a
+  // blob already analyzed is returned unchanged, so running twice is safe.
+  // Attachment rows copied the content type when they were made: rows
+  // attached before the analysis keep the declared type until re-attached.
+  // Throws Error(RecordNotFound) when the blob is gone, and
+  // Error(ServiceUnavailable) when its bytes are not on its service (yet:
+  // the upload may still be in flight), which a job retries with backoff.
+  Blob analyze(std::string_view blob_id);
+
   // Deletes the blob item (only while no attachment references it) together
   // with a delete_bytes job in one transaction; then its variant records and
   // their image blobs; then the bytes, and the job with them. A crash on the
@@ -136,6 +154,11 @@ class BlobStore {
   void destroy_variants(std::string_view blob_id);
   // What a worker does with a delete_bytes job, done inline.
   void run_delete_bytes(const Job& job);
+  // Applies `update` to the blob item, conditioned on its existence. Throws
+  // Error(RecordNotFound), ending with `what` (what did not happen), when it
+  // is gone.
+  void update_blob(std::string_view blob_id, table::Update update,
+                   std::string_view what);
 
   table::Engine& engine_;
   const schema::TableSchema& schema_;

@@ -9,8 +9,9 @@
 //     exists when it is;
 //   - a purge_blob job for every blob whose count the change lowers when a
 //     removed row's dependent rule is purge or purge_later;
-//   - jobs and actions that other layers add (the ledger's entries and
-//     materialize jobs, model/storage_tracking.h).
+//   - jobs and actions that callers add (an analyze_blob job per attached
+//     blob not analyzed yet; the ledger's entries and materialize jobs,
+//     model/storage_tracking.h).
 //
 // Action budget: rows + distinct blobs + purge jobs + added actions and
 // jobs must be at most 100 (DynamoDB's limit). So detaching N untracked rows

@@ -6,7 +6,10 @@
 //      item, which names the account and board its bytes count for, so a
 //      cascade (destroy_owner) needs no parent record;
 //   2. checks their quotas for the change's net delta (ledger::Quotas) and
-//      throws Error(QuotaExceeded) before anything is written;
+//      throws Error(QuotaExceeded) before anything is written; the one
+//      Quotas of this instance caches each ledger's limit (also "no limit")
+//      for its cache time, so a change whose ledgers were checked within it
+//      reads no quota item;
 //   3. adds ledger::actions_for_change to the SAME ChangeSet — one set per
 //      change, coalesced over its rows, at most ledger::kMaxChangeActions —
 //      so the entries commit with the rows or not at all and count in the

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/digest.h"
 #include "common/uuid.h"
 #include "jobs/job_handlers.h"
 #include "jobs/job_queue.h"
@@ -146,6 +147,37 @@ TEST_F(ModelJobsTest, PurgeOfAGoneBlobCompletes) {
   const model::Blob blob = upload("hello");
   blobs_.purge(blob.id);
   run(model::kPurgeBlobJob, {{"blob_id", Value::string(blob.id)}});
+  EXPECT_TRUE(queued().empty());
+  EXPECT_TRUE(dead().empty());
+}
+
+TEST_F(ModelJobsTest, AnalyzeBlobAnalyzesADirectUploadOnceItsBytesArrive) {
+  ASSERT_NE(handlers_.find(model::kAnalyzeBlobJob), nullptr);
+  const std::string bytes = "plain words";
+  model::DirectUploadInput input;
+  input.filename = "notes.txt";
+  input.byte_size = bytes.size();
+  input.checksum = base64_encode(md5(bytes));
+  input.content_type = "application/pdf";
+  const model::Blob blob = blobs_.create_before_direct_upload(input);
+
+  run(model::kAnalyzeBlobJob, {{"blob_id", Value::string(blob.id)}});
+  ASSERT_EQ(queued().size(), 1u) << "bytes still in flight: retried later";
+  EXPECT_NE(queued()[0].at("as_last_error").as_string().find(blob.key), std::string::npos);
+  EXPECT_FALSE(model::is_analyzed(blobs_.find(blob.id)));
+
+  service::StringSource source(bytes);
+  disk_->upload(blob.key, source, {});
+  run(model::kAnalyzeBlobJob, {{"blob_id", Value::string(blob.id)}});
+  const model::Blob found = blobs_.find(blob.id);
+  EXPECT_TRUE(model::is_analyzed(found));
+  EXPECT_EQ(found.content_type, "text/plain");
+}
+
+TEST_F(ModelJobsTest, AnalyzeBlobOfAPurgedBlobIsDiscarded) {
+  const model::Blob blob = upload("hello");
+  blobs_.purge(blob.id);
+  run(model::kAnalyzeBlobJob, {{"blob_id", Value::string(blob.id)}});
   EXPECT_TRUE(queued().empty());
   EXPECT_TRUE(dead().empty());
 }

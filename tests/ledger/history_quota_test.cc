@@ -10,6 +10,7 @@
 #include "ledger/quota.h"
 #include "ledger/totals.h"
 #include "ledger/transfer.h"
+#include "table/counting_engine.h"
 
 namespace stowage::ledger {
 namespace {
@@ -86,6 +87,58 @@ TEST_P(HistoryQuotaTest, AnAttachOverTheQuotaFailsBeforeAnyWrite) {
   EXPECT_THROW(quotas.set_limit(kAccount, -1), Error);
   // The quota item shares the root partition and is not an entry.
   EXPECT_EQ(table_.totals().bytes_used_exact(kBoard), 100);
+}
+
+// Most ledgers have no limit: within the cache time a tracked change reads
+// no quota item, a limit set through the same Quotas binds at once, and one
+// set through another instance binds once the cache time has passed.
+TEST_P(HistoryQuotaTest, TheLimitCacheSavesReadsAndBoundsStaleness) {
+  table_.attach(card_, 100);
+  const OwnerContext context = read_owner_context(table_.engine(), table_.schema(), card_);
+  // Counts the requests of the cached instance only; the table stays the fixture's.
+  table::CountingEngine counting(
+      std::shared_ptr<table::Engine>(std::shared_ptr<void>(), &table_.engine()));
+  auto now = std::chrono::steady_clock::time_point();
+  QuotaOptions options;
+  options.cache_time = std::chrono::seconds(1);
+  options.clock = [&now] { return now; };
+  const Quotas tracked(counting, table_.schema(), options);
+  const Quotas elsewhere(table_.engine(), table_.schema());
+
+  tracked.check(context, 10);
+  EXPECT_EQ(counting.counts().get, 2u);  // "no limit" for the account and the board
+  counting.reset();
+  now += std::chrono::milliseconds(999);
+  tracked.check(context, 10);
+  EXPECT_EQ(counting.counts().total(), 0u);
+
+  // Set through the same instance: binds the very next check.
+  tracked.set_limit(kAccount, 150);
+  EXPECT_THROW(tracked.check(context, 51), Error);
+  EXPECT_NO_THROW(tracked.check(context, 50));
+
+  // Set elsewhere: the cached "no limit" of the board holds until the cache
+  // time has passed, then the limit binds.
+  elsewhere.set_limit(kBoard, 120);
+  EXPECT_NO_THROW(tracked.check(context, 30));
+  now += std::chrono::milliseconds(1);
+  try {
+    tracked.check(context, 30);
+    FAIL() << "the board's new limit was not read after the cache time";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::QuotaExceeded);
+    EXPECT_NE(error.message().find("board board"), std::string::npos) << error.message();
+  }
+  // Removed elsewhere: the same bound.
+  elsewhere.set_limit(kBoard, std::nullopt);
+  EXPECT_THROW(tracked.check(context, 30), Error);
+  now += std::chrono::seconds(1);
+  EXPECT_NO_THROW(tracked.check(context, 30));
+
+  // Removed through the same instance: at once.
+  tracked.set_limit(kAccount, std::nullopt);
+  EXPECT_NO_THROW(tracked.check(context, 1'000'000));
+  EXPECT_THROW(Quotas(table_.engine(), table_.schema(), {std::chrono::milliseconds(-1)}), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, HistoryQuotaTest,
