@@ -1,5 +1,7 @@
 #include "ledger/totals.h"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <utility>
 
@@ -33,6 +35,46 @@ TotalState total_state(const table::Item& item) {
 
 bool failed(const std::vector<CancellationReason>& reasons, std::size_t index) {
   return index < reasons.size() && reasons[index].code == "ConditionalCheckFailed";
+}
+
+// One batch's transaction: the Total gains the batch's sum and a version
+// (conditioned on `before`'s), each pending entry is deleted
+// (attribute_exists) and put in the permanent partition
+// (attribute_not_exists).
+table::TransactWriteRequest batch_transaction(const schema::TableSchema& schema,
+                                              const LedgerKeys& keys, const Ledger& ledger,
+                                              const TotalState& before,
+                                              std::vector<table::Item> batch) {
+  std::int64_t sum = 0;
+  for (const table::Item& item : batch) sum += entry_delta(item);
+  table::TransactWriteRequest transaction;
+  table::UpdateRequest update = stamped_update(schema, keys.total(ledger));
+  update.update.set("as_kind", Value::string("LedgerTotal"))
+      .set(kBytes, Value::number(before.bytes + sum))
+      .set(kVersion, Value::number(before.version + 1))
+      .set(kMaterializedCount,
+           Value::number(before.materialized_count + static_cast<std::int64_t>(batch.size())));
+  update.condition = before.version == 0 ? cond::not_exists(kVersion)
+                                         : cond::eq(kVersion, Value::number(before.version));
+  transaction.actions.emplace_back(std::move(update));
+  const std::string partition_key = schema.partition_key().name;
+  // The batch's items become the permanent entries' Puts (moved: they are
+  // not read again).
+  for (table::Item& item : batch) {
+    const std::string id = ItemFields(item, "ledger entry").string("as_id");
+    table::DeleteRequest remove;
+    remove.table = schema.table_name();
+    remove.key = schema.physical_key(keys.pending(ledger, id));
+    remove.condition = cond::exists(partition_key);
+    transaction.actions.emplace_back(std::move(remove));
+    table::PutRequest put;
+    put.table = schema.table_name();
+    put.item = std::move(item);
+    schema.stamp(put.item, keys.entry(ledger, id));
+    put.condition = cond::not_exists(partition_key);
+    transaction.actions.emplace_back(std::move(put));
+  }
+  return transaction;
 }
 
 }  // namespace
@@ -87,76 +129,68 @@ LedgerRoot Totals::read_root(const Ledger& ledger) const {
 }
 
 MaterializeResult Totals::materialize(const Ledger& ledger) const {
+  constexpr std::size_t kPerRead = kMaterializeBatch * kMaterializeSequence;
   MaterializeResult result;
   // Pending entries a lost race showed to be gone (another materializer
   // moved them); Mode B's index may list them for a while yet.
   std::set<std::string> gone;
-  const std::string partition_key = schema_.partition_key().name;
   for (;;) {
     table::GetRequest get;
     get.table = schema_.table_name();
     get.key = schema_.physical_key(keys_.total(ledger));
     get.consistent_read = true;
     const std::optional<table::Item> total_item = engine_.get(get);
-    const TotalState total = total_item ? total_state(*total_item) : TotalState{};
+    TotalState total = total_item ? total_state(*total_item) : TotalState{};
 
-    std::vector<table::Item> batch;
+    std::vector<table::Item> pending;
     table::QueryRequest query =
         schema_.listing_query(keys_.root_partition(ledger), keys_.pending_prefix());
-    query.limit = kMaterializeBatch;
+    query.limit = kPerRead;
     for_each_item(engine_, std::move(query), [&](table::Item& item) {
       if (!gone.contains(ItemFields(item, "ledger entry").string("as_id"))) {
-        batch.push_back(std::move(item));
+        pending.push_back(std::move(item));
       }
-      return batch.size() < kMaterializeBatch;
+      return pending.size() < kPerRead;
     });
-    if (batch.empty()) return result;
+    if (pending.empty()) return result;
+    const std::size_t read = pending.size();
 
-    std::int64_t sum = 0;
-    for (const table::Item& item : batch) sum += entry_delta(item);
-    table::TransactWriteRequest transaction;
-    table::UpdateRequest update = stamped_update(schema_, keys_.total(ledger));
-    update.update.set("as_kind", Value::string("LedgerTotal"))
-        .set(kBytes, Value::number(total.bytes + sum))
-        .set(kVersion, Value::number(total.version + 1))
-        .set(kMaterializedCount,
-             Value::number(total.materialized_count +
-                           static_cast<std::int64_t>(batch.size())));
-    update.condition = total.version == 0
-                           ? cond::not_exists(kVersion)
-                           : cond::eq(kVersion, Value::number(total.version));
-    transaction.actions.emplace_back(std::move(update));
-    std::vector<std::string> ids;
-    // The batch's items become the permanent entries' Puts (moved: they
-    // are not read again).
-    for (table::Item& item : batch) {
-      const std::string id = ItemFields(item, "ledger entry").string("as_id");
-      ids.push_back(id);
-      table::DeleteRequest remove;
-      remove.table = schema_.table_name();
-      remove.key = schema_.physical_key(keys_.pending(ledger, id));
-      remove.condition = cond::exists(partition_key);
-      transaction.actions.emplace_back(std::move(remove));
-      table::PutRequest put;
-      put.table = schema_.table_name();
-      put.item = std::move(item);
-      schema_.stamp(put.item, keys_.entry(ledger, id));
-      put.condition = cond::not_exists(partition_key);
-      transaction.actions.emplace_back(std::move(put));
+    // Batch k is conditioned on the version batch k - 1 leaves, so the
+    // sequence commits whole or up to the first batch another writer of the
+    // Total beat.
+    std::vector<std::vector<std::string>> batch_ids;
+    std::vector<table::TransactWriteRequest> transactions;
+    for (std::size_t first = 0; first < pending.size(); first += kMaterializeBatch) {
+      std::vector<table::Item> batch(
+          std::make_move_iterator(pending.begin() + first),
+          std::make_move_iterator(pending.begin() +
+                                  std::min(pending.size(), first + kMaterializeBatch)));
+      std::vector<std::string>& ids = batch_ids.emplace_back();
+      std::int64_t sum = 0;
+      for (const table::Item& item : batch) {
+        ids.push_back(ItemFields(item, "ledger entry").string("as_id"));
+        sum += entry_delta(item);
+      }
+      transactions.push_back(batch_transaction(schema_, keys_, ledger, total, std::move(batch)));
+      total = {total.bytes + sum, total.version + 1,
+               total.materialized_count + static_cast<std::int64_t>(ids.size())};
     }
 
-    try {
-      engine_.transact_write(transaction);
-    } catch (const Error& error) {
-      if (error.code() != ErrorCode::TransactionCanceled) throw;
+    const table::SequenceResult outcome = engine_.transact_write_sequence(transactions);
+    for (std::size_t k = 0; k < outcome.committed; ++k) result.entries += batch_ids[k].size();
+    result.transactions += outcome.committed;
+    if (outcome.failure) {
+      const Error& error = *outcome.failure;
+      if (error.code() != ErrorCode::TransactionCanceled) throw error;
       const auto& reasons = error.cancellation_reasons();
       for (const CancellationReason& reason : reasons) {
         if (reason.code != "None" && reason.code != "ConditionalCheckFailed" &&
             reason.code != "TransactionConflict") {
-          throw;
+          throw error;
         }
       }
       ++result.lost_races;
+      const std::vector<std::string>& ids = batch_ids[outcome.committed];
       for (std::size_t k = 0; k < ids.size(); ++k) {
         const bool pending_gone = failed(reasons, 1 + 2 * k);
         const bool permanent_exists = failed(reasons, 2 + 2 * k);
@@ -169,11 +203,9 @@ MaterializeResult Totals::materialize(const Ledger& ledger) const {
       }
       continue;  // re-read the Total and the pending entries
     }
-    result.entries += batch.size();
-    ++result.transactions;
-    // A short batch was everything there was: entries that commit from now
+    // A short read was everything there was: entries that commit from now
     // on wait for the next call, so a busy ledger cannot hold one call.
-    if (batch.size() < kMaterializeBatch) return result;
+    if (read < kPerRead) return result;
   }
 }
 

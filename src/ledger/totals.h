@@ -9,7 +9,11 @@
 //                     transaction conditioned on the Total's version: the
 //                     Total gains their sum, each pending entry is deleted
 //                     (attribute_exists) and put in the permanent partition
-//                     (attribute_not_exists)
+//                     (attribute_not_exists). Up to 10 batches are read at
+//                     once and sent as one transact_write_sequence, each
+//                     conditioned on the version the one before leaves: the
+//                     embedded engine commits them with one fsync, DynamoDB
+//                     one by one.
 // Materialization uses no clock and no cursor: an entry is counted when its
 // pending item is, and a pending item can be deleted once only, so an entry
 // whose transaction commits late (after a materialization that started
@@ -42,6 +46,8 @@ namespace stowage::ledger {
 // Entries per materialization transaction: 1 Total update + 2 actions each
 // stays within DynamoDB's 100.
 inline constexpr std::size_t kMaterializeBatch = 49;
+// Batches read with one query and committed as one sequence.
+inline constexpr std::size_t kMaterializeSequence = 10;
 
 struct PendingDelta {
   std::string entry_id;
@@ -77,8 +83,8 @@ class Totals {
   // The whole root partition, all pages of one query.
   LedgerRoot read_root(const Ledger& ledger) const;
 
-  // Moves pending entries into the Total, batch after batch, until a read
-  // finds less than a full batch (entries that commit after that wait for
+  // Moves pending entries into the Total, sequence after sequence, until a
+  // read finds less than a full sequence (entries that commit after that wait for
   // the next call, so a busy ledger cannot hold one call forever). Safe to
   // run twice and concurrently. Throws what the engine throws other than a
   // lost race (a condition or a conflict).

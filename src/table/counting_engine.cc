@@ -16,6 +16,7 @@ CallCounts CountingEngine::counts() const {
   counts.query = query_.load();
   counts.scan = scan_.load();
   counts.transact_write = transact_write_.load();
+  counts.transact_write_sequence = transact_write_sequence_.load();
   counts.describe = describe_.load();
   counts.create_table = create_table_.load();
   counts.delete_table = delete_table_.load();
@@ -24,7 +25,7 @@ CallCounts CountingEngine::counts() const {
 
 void CountingEngine::reset() {
   for (auto* counter : {&get_, &put_, &remove_, &update_, &query_, &scan_,
-                        &transact_write_, &describe_, &create_table_,
+                        &transact_write_, &transact_write_sequence_, &describe_, &create_table_,
                         &delete_table_}) {
     counter->store(0);
   }
@@ -78,6 +79,12 @@ QueryResult CountingEngine::scan(const ScanRequest& request) {
 void CountingEngine::transact_write(const TransactWriteRequest& request) {
   ++transact_write_;
   inner_->transact_write(request);
+}
+
+SequenceResult CountingEngine::transact_write_sequence(
+    std::span<const TransactWriteRequest> requests) {
+  ++transact_write_sequence_;
+  return inner_->transact_write_sequence(requests);
 }
 
 }  // namespace stowage::table

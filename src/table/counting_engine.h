@@ -24,13 +24,14 @@ struct CallCounts {
   std::uint64_t query = 0;
   std::uint64_t scan = 0;
   std::uint64_t transact_write = 0;
+  std::uint64_t transact_write_sequence = 0;  // calls, whatever their length
   std::uint64_t describe = 0;
   std::uint64_t create_table = 0;
   std::uint64_t delete_table = 0;
 
   std::uint64_t total() const {
     return get + put + remove + update + query + scan + transact_write +
-           describe + create_table + delete_table;
+           transact_write_sequence + describe + create_table + delete_table;
   }
   friend bool operator==(const CallCounts&, const CallCounts&) = default;
 };
@@ -52,6 +53,8 @@ class CountingEngine : public Engine {
   QueryResult query(const QueryRequest& request) override;
   QueryResult scan(const ScanRequest& request) override;
   void transact_write(const TransactWriteRequest& request) override;
+  SequenceResult transact_write_sequence(
+      std::span<const TransactWriteRequest> requests) override;
 
  private:
   const std::shared_ptr<Engine> inner_;
@@ -63,6 +66,7 @@ class CountingEngine : public Engine {
   std::atomic<std::uint64_t> query_{0};
   std::atomic<std::uint64_t> scan_{0};
   std::atomic<std::uint64_t> transact_write_{0};
+  std::atomic<std::uint64_t> transact_write_sequence_{0};
   std::atomic<std::uint64_t> describe_{0};
   std::atomic<std::uint64_t> create_table_{0};
   std::atomic<std::uint64_t> delete_table_{0};

@@ -253,22 +253,6 @@ void validate_description(const TableDescription& description) {
   }
 }
 
-// One transaction action, checked against the current item in the first
-// pass and written in the second.
-// A Put's item is written from the request itself rather than copied: a
-// materialization moves 49 entries a transaction, and copying each item's
-// attribute map cost more than writing it.
-struct PlannedWrite {
-  const TableDescription* table = nullptr;
-  StoredKey key;
-  const Item* put_item = nullptr;  // a Put's item, owned by the request
-  std::optional<Item> updated;     // an Update's result
-  bool writes = true;              // false for a condition check
-
-  // nullptr: erase.
-  const Item* item() const { return updated ? &*updated : put_item; }
-};
-
 }  // namespace
 
 EmbeddedEngine::EmbeddedEngine(std::unique_ptr<EmbeddedStore> store)
@@ -386,37 +370,96 @@ QueryResult EmbeddedEngine::scan(const ScanRequest& request) {
 }
 
 void EmbeddedEngine::transact_write(const TransactWriteRequest& request) {
-  std::map<std::string, std::shared_ptr<const TableDescription>, std::less<>> tables;
+  const TableCache tables(*store_, std::span(&request, 1));
+  const std::int64_t now = now_seconds();
+  Transaction transaction(*store_, Access::Write);
+  const std::optional<CheckedTransaction> checked = check(*transaction, request, tables, now);
+  if (checked) write(*transaction, request, *checked, now);
+  transaction.commit();
+}
+
+SequenceResult EmbeddedEngine::transact_write_sequence(
+    std::span<const TransactWriteRequest> requests) {
+  SequenceResult result;
+  try {
+    const TableCache tables(*store_, requests);
+    const std::int64_t now = now_seconds();
+    Transaction transaction(*store_, Access::Write);
+    std::size_t written = 0;
+    for (const TransactWriteRequest& request : requests) {
+      // A transaction that fails its checks has written nothing, so the
+      // ones before it can still commit.
+      std::optional<CheckedTransaction> checked;
+      try {
+        checked = check(*transaction, request, tables, now);
+      } catch (const Error& error) {
+        result.failure = error;
+        break;
+      }
+      if (checked) write(*transaction, request, *checked, now);
+      ++written;
+    }
+    transaction.commit();
+    result.committed = written;
+  } catch (const Error& error) {
+    // A write or the commit failed: the store transaction, and with it
+    // every transaction of the sequence, is abandoned.
+    result.committed = 0;
+    result.failure = error;
+  }
+  return result;
+}
+
+EmbeddedEngine::TableCache::TableCache(EmbeddedStore& store,
+                                       std::span<const TransactWriteRequest> requests) {
+  for (const TransactWriteRequest& request : requests) {
+    for (const TransactAction& action : request.actions) {
+      std::visit(
+          [&](const auto& a) {
+            if (!tables_.contains(a.table)) tables_.emplace(a.table, store.find_table(a.table));
+          },
+          action);
+    }
+  }
+}
+
+const TableDescription& EmbeddedEngine::TableCache::get(std::string_view name) const {
+  auto it = tables_.find(name);
+  if (it == tables_.end() || it->second == nullptr) {
+    throw Error(ErrorCode::ResourceNotFound,
+                fmt::format("table \"{}\" does not exist", name));
+  }
+  return *it->second;
+}
+
+std::optional<EmbeddedEngine::CheckedTransaction> EmbeddedEngine::check(
+    StoreTransaction& transaction, const TransactWriteRequest& request, const TableCache& tables,
+    std::int64_t now) {
   auto table_of = [&](std::string_view name) -> const TableDescription& {
-    auto it = tables.find(name);
-    if (it == tables.end()) it = tables.emplace(std::string(name), table(name)).first;
-    return *it->second;
+    return tables.get(name);
   };
   validate(request, table_of);
+  CheckedTransaction checked;
   const std::string& token = request.client_request_token;
-  std::string fingerprint = token.empty() ? std::string() : transaction_fingerprint(request);
-  std::int64_t now = now_seconds();
-
-  Transaction transaction(*store_, Access::Write);
   if (!token.empty()) {
-    std::optional<IdempotencyRecord> record = transaction->find_token(token);
+    checked.fingerprint = transaction_fingerprint(request);
+    std::optional<IdempotencyRecord> record = transaction.find_token(token);
     if (record && record->expires_at > now) {
-      if (record->fingerprint != fingerprint) {
+      if (record->fingerprint != checked.fingerprint) {
         throw Error(ErrorCode::IdempotentParameterMismatch,
                     fmt::format("client request token \"{}\" was used for a "
                                 "different transaction in the last {} seconds",
                                 token, limits::kIdempotencyWindowSeconds));
       }
-      transaction.commit();
-      return;
+      return std::nullopt;  // applied before: nothing to write
     }
   }
 
-  std::vector<PlannedWrite> writes(request.actions.size());
+  checked.writes.resize(request.actions.size());
   std::vector<CancellationReason> reasons;
   bool canceled = false;
   for (std::size_t i = 0; i < request.actions.size(); ++i) {
-    PlannedWrite& write = writes[i];
+    PlannedWrite& write = checked.writes[i];
     CancellationReason reason{"None", ""};
     try {
       std::visit(
@@ -427,24 +470,24 @@ void EmbeddedEngine::transact_write(const TransactWriteRequest& request) {
             if constexpr (std::is_same_v<A, PutRequest>) {
               write.key = stored_key(table, action.item);
               if (action.condition) {
-                check_condition(table, action.condition, transaction->read(table, write.key),
+                check_condition(table, action.condition, transaction.read(table, write.key),
                                 action.item);
               }
               write.put_item = &action.item;
             } else if constexpr (std::is_same_v<A, UpdateRequest>) {
               write.key = stored_key(table, action.key);
-              std::optional<Item> current = transaction->read(table, write.key);
+              std::optional<Item> current = transaction.read(table, write.key);
               check_condition(table, action.condition, current, action.key);
               write.updated = updated_item(table, action, current);
             } else if constexpr (std::is_same_v<A, DeleteRequest>) {
               write.key = stored_key(table, action.key);
               if (action.condition) {
-                check_condition(table, action.condition, transaction->read(table, write.key),
+                check_condition(table, action.condition, transaction.read(table, write.key),
                                 action.key);
               }
             } else {
               write.key = stored_key(table, action.key);
-              check_condition(table, action.condition, transaction->read(table, write.key),
+              check_condition(table, action.condition, transaction.read(table, write.key),
                               action.key);
               write.writes = false;
             }
@@ -469,21 +512,25 @@ void EmbeddedEngine::transact_write(const TransactWriteRequest& request) {
                 fmt::format("transaction canceled, nothing was written; reasons [{}]", codes),
                 std::move(reasons));
   }
+  return checked;
+}
 
-  for (const PlannedWrite& write : writes) {
+void EmbeddedEngine::write(StoreTransaction& transaction, const TransactWriteRequest& request,
+                           const CheckedTransaction& checked, std::int64_t now) {
+  for (const PlannedWrite& write : checked.writes) {
     if (!write.writes) continue;
     if (const Item* item = write.item()) {
-      transaction->write(*write.table, write.key, *item, index_entries(*write.table, *item));
+      transaction.write(*write.table, write.key, *item, index_entries(*write.table, *item));
     } else {
-      transaction->erase(*write.table, write.key);
+      transaction.erase(*write.table, write.key);
     }
   }
-  if (!token.empty()) {
-    transaction->save_token(
-        token, IdempotencyRecord{fingerprint, now + limits::kIdempotencyWindowSeconds});
-    purge_tokens_now_and_then(*transaction, now);
+  if (!request.client_request_token.empty()) {
+    transaction.save_token(request.client_request_token,
+                           IdempotencyRecord{checked.fingerprint,
+                                             now + limits::kIdempotencyWindowSeconds});
+    purge_tokens_now_and_then(transaction, now);
   }
-  transaction.commit();
 }
 
 // Expired tokens are only garbage, so sweeping them once a minute keeps the

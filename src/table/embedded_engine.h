@@ -16,8 +16,11 @@
 #include <atomic>
 #include <compare>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -134,6 +137,23 @@ class EmbeddedStore {
   virtual void abandon(StoreTransaction& transaction) noexcept = 0;
 };
 
+// One transaction action, checked against the current item in the first
+// pass and written in the second.
+// A Put's item is written from the request itself rather than copied: a
+// materialization moves many entries a transaction, and copying each item's
+// attribute map cost more than writing it.
+struct PlannedWrite {
+  const TableDescription* table = nullptr;
+  StoredKey key;
+  const Item* put_item = nullptr;  // a Put's item, owned by the request
+  std::optional<Item> updated;     // an Update's result
+  bool writes = true;              // false for a condition check
+
+  // nullptr: erase.
+  const Item* item() const { return updated ? &*updated : put_item; }
+};
+
+
 class EmbeddedEngine final : public Engine {
  public:
   explicit EmbeddedEngine(std::unique_ptr<EmbeddedStore> store);
@@ -149,10 +169,43 @@ class EmbeddedEngine final : public Engine {
   QueryResult query(const QueryRequest& request) override;
   QueryResult scan(const ScanRequest& request) override;
   void transact_write(const TransactWriteRequest& request) override;
+  // One store transaction, so one commit, for the whole sequence.
+  SequenceResult transact_write_sequence(
+      std::span<const TransactWriteRequest> requests) override;
 
  private:
+  // The tables of the transactions one call writes, looked up once and
+  // before the store transaction begins (a store may hold its lock while a
+  // transaction is open, and finding a table takes it too).
+  class TableCache {
+   public:
+    TableCache(EmbeddedStore& store, std::span<const TransactWriteRequest> requests);
+    // ResourceNotFound when there is no such table.
+    const TableDescription& get(std::string_view name) const;
+
+   private:
+    // nullptr: no such table.
+    std::map<std::string, std::shared_ptr<const TableDescription>, std::less<>> tables_;
+  };
+
+  // A transaction whose checks passed, ready to write.
+  struct CheckedTransaction {
+    std::vector<PlannedWrite> writes;  // one per action
+    std::string fingerprint;           // of a request with a client token
+  };
+
   // ResourceNotFound when there is no such table.
   std::shared_ptr<const TableDescription> table(std::string_view name);
+  // The first pass of a transaction: validation, the client token, every
+  // condition and update result. Throws (TransactionCanceled with one reason
+  // per action, ...) before anything is written; nullopt when the token
+  // shows the transaction applied before.
+  std::optional<CheckedTransaction> check(StoreTransaction& transaction,
+                                          const TransactWriteRequest& request,
+                                          const TableCache& tables, std::int64_t now);
+  // The second pass: the writes, and the token remembered.
+  void write(StoreTransaction& transaction, const TransactWriteRequest& request,
+             const CheckedTransaction& checked, std::int64_t now);
   void purge_tokens_now_and_then(StoreTransaction& transaction, std::int64_t now);
 
   std::unique_ptr<EmbeddedStore> store_;

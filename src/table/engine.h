@@ -10,13 +10,25 @@
 // before any write, and a failed write changes nothing.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
+
+#include "stowage/error.h"
 
 #include "table/requests.h"
 #include "table/table_description.h"
 
 namespace stowage::table {
+
+// What transact_write_sequence did: the first `committed` transactions
+// committed, in order; when that is fewer than were given, `failure` is the
+// error of the next one, and it and those after it wrote nothing.
+struct SequenceResult {
+  std::size_t committed = 0;
+  std::optional<Error> failure;
+};
 
 class Engine {
  public:
@@ -44,6 +56,15 @@ class Engine {
   // TransactionTooLarge for more than 100 actions and ValidationError for two
   // actions on one item, both before any write.
   virtual void transact_write(const TransactWriteRequest& request) = 0;
+  // Commits `requests` in order, each all or nothing exactly as
+  // transact_write would, stopping at the first that fails; never throws
+  // stowage::Error (it is in the result). An engine that can make several
+  // transactions durable with one commit does (sqlite: one fsync for the
+  // whole sequence, so a crash keeps all of them or none); this default
+  // sends them one by one, as DynamoDB must. A transaction may be
+  // conditioned on what the ones before it write (e.g. a version each bumps).
+  virtual SequenceResult transact_write_sequence(
+      std::span<const TransactWriteRequest> requests);
 };
 
 }  // namespace stowage::table

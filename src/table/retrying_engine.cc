@@ -1,5 +1,6 @@
 #include "table/retrying_engine.h"
 
+#include <algorithm>
 #include <thread>
 #include <utility>
 
@@ -75,6 +76,24 @@ void RetryingEngine::transact_write(const TransactWriteRequest& request) {
   TransactWriteRequest tokened = request;
   tokened.client_request_token = uuid_v4();
   with_retries(true, [&] { inner_->transact_write(tokened); });
+}
+
+SequenceResult RetryingEngine::transact_write_sequence(
+    std::span<const TransactWriteRequest> requests) {
+  const bool idempotent =
+      std::all_of(requests.begin(), requests.end(), [](const TransactWriteRequest& request) {
+        return !request.client_request_token.empty();
+      });
+  SequenceResult done;
+  for (int attempts = 1;; ++attempts) {
+    SequenceResult result = inner_->transact_write_sequence(requests.subspan(done.committed));
+    done.committed += result.committed;
+    done.failure = std::move(result.failure);
+    if (!done.failure) return done;
+    if (result.committed > 0) attempts = 1;  // progress: the next failure is a first one
+    if (!policy_.should_retry(*done.failure, attempts, idempotent)) return done;
+    std::this_thread::sleep_for(policy_.backoff(attempts));
+  }
 }
 
 }  // namespace stowage::table

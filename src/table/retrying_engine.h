@@ -9,6 +9,12 @@
 // a transaction whose first attempt applied without an answer applies once.
 // This is the only place tokens are generated.
 //
+// Sequences (transact_write_sequence) are retried from the first transaction
+// that did not commit. They keep the tokens their caller gave: a sequence
+// whose transactions all carry one is retried after an unknown outcome too;
+// any other returns the unknown outcome (a materialization needs no token:
+// its version condition makes a repeat fail harmlessly).
+//
 // Unknown outcomes are retried only where running the request twice is
 // harmless: reads, describe, transactions (they always carry a token here),
 // and unconditional puts and deletes that return no old image. An update
@@ -40,6 +46,8 @@ class RetryingEngine : public Engine {
   QueryResult query(const QueryRequest& request) override;
   QueryResult scan(const ScanRequest& request) override;
   void transact_write(const TransactWriteRequest& request) override;
+  SequenceResult transact_write_sequence(
+      std::span<const TransactWriteRequest> requests) override;
 
  private:
   // Calls `attempt` until it succeeds or the policy gives up, then rethrows

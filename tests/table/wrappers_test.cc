@@ -209,6 +209,58 @@ TEST_F(RetryingEngineTest, EveryAttemptOfATransactionCarriesOneFreshToken) {
   EXPECT_EQ(tokens[5], "chosen-by-the-caller");
 }
 
+// The scripted engine sends a sequence one transaction at a time (the
+// Engine default), so each transaction is one scripted call.
+TEST_F(RetryingEngineTest, RetriesASequenceFromTheTransactionThatDidNotCommit) {
+  std::vector<std::string> sent;
+  EXPECT_CALL(*mock_, transact_write(_))
+      .Times(5)
+      .WillRepeatedly([&](const TransactWriteRequest& request) {
+        const std::string pk = std::get<UpdateRequest>(request.actions[0]).key.at("pk").as_string();
+        sent.push_back(pk);
+        if (sent.size() == 2) throw error(ErrorCode::Throttled);
+        if (sent.size() == 4) throw canceled({"TransactionConflict"});
+      });
+  const std::vector<TransactWriteRequest> sequence = {add_one("counted", "a"),
+                                                      add_one("counted", "b"),
+                                                      add_one("counted", "c")};
+  const SequenceResult result = retrying_.transact_write_sequence(sequence);
+  EXPECT_EQ(result.committed, 3u);
+  EXPECT_FALSE(result.failure.has_value());
+  EXPECT_THAT(sent, ElementsAre("a", "b", "b", "c", "c"));
+}
+
+TEST_F(RetryingEngineTest, ASequenceWithoutTokensReturnsAnUnknownOutcome) {
+  EXPECT_CALL(*mock_, transact_write(_))
+      .WillOnce(Return())
+      .WillOnce(Throw(error(ErrorCode::UnknownOutcome)));
+  const std::vector<TransactWriteRequest> sequence = {add_one("counted", "a"),
+                                                      add_one("counted", "b"),
+                                                      add_one("counted", "c")};
+  const SequenceResult result = retrying_.transact_write_sequence(sequence);
+  EXPECT_EQ(result.committed, 1u);
+  ASSERT_TRUE(result.failure.has_value());
+  EXPECT_EQ(result.failure->code(), ErrorCode::UnknownOutcome);
+}
+
+TEST_F(RetryingEngineTest, ASequenceWithTokensIsRetriedAfterAnUnknownOutcome) {
+  std::vector<std::string> tokens;
+  EXPECT_CALL(*mock_, transact_write(_))
+      .Times(3)
+      .WillRepeatedly([&](const TransactWriteRequest& request) {
+        tokens.push_back(request.client_request_token);
+        if (tokens.size() == 1) throw error(ErrorCode::UnknownOutcome);
+      });
+  std::vector<TransactWriteRequest> sequence = {add_one("counted", "a"),
+                                                add_one("counted", "b")};
+  sequence[0].client_request_token = "first";
+  sequence[1].client_request_token = "second";
+  const SequenceResult result = retrying_.transact_write_sequence(sequence);
+  EXPECT_EQ(result.committed, 2u);
+  EXPECT_FALSE(result.failure.has_value());
+  EXPECT_THAT(tokens, ElementsAre("first", "first", "second"));
+}
+
 TEST_F(RetryingEngineTest, TableCreationIsNotRetriedAfterUnknownOutcome) {
   EXPECT_CALL(*mock_, create_table(_))
       .WillOnce(Throw(error(ErrorCode::Throttled)))
