@@ -16,7 +16,7 @@
 //   attach tracked/not    attach of an existing blob to a has_many (1
 //                         transaction), with track_storage on (an owner with an
 //                         account and a board: + its context read, the quota
-//                         reads, 3 ledger actions, 2 materialize jobs) and
+//                         reads, 3 ledger actions, 1 materialize job) and
 //                         off. Target: ops/s on / off >= 0.7. The two kinds
 //                         alternate attach by attach (which goes first
 //                         alternating too), so a WAL checkpoint or a slow

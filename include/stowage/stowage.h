@@ -157,9 +157,11 @@ class Stowage {
                                        std::chrono::microseconds step) const;
 
   // An optional byte limit; a tracked change that would exceed it throws
-  // Error(QuotaExceeded). nullopt removes it. Tracked changes cache each
-  // ledger's limit for 1 s (ledger/quota.h), so a new, changed or removed
-  // limit binds every change that starts 1 s after set_quota returns.
+  // Error(QuotaExceeded). nullopt removes it. A new, changed or removed
+  // limit binds the very next change made through this object; another
+  // Stowage (in this or another process) caches each ledger's limit for 1 s
+  // (ledger/quota.h), so there it binds every change that starts 1 s after
+  // set_quota returns.
   void set_quota(const Ledger& ledger, std::optional<std::int64_t> limit_bytes);
   std::optional<std::int64_t> quota(const Ledger& ledger) const;
 

@@ -67,7 +67,6 @@ struct Stowage::Impl {
         attachments(*engine, schema, config.definitions, blobs),
         contexts(*engine, schema),
         totals(*engine, schema),
-        quotas(*engine, schema),
         queue(*engine, schema),
         handlers(model_handlers(blobs, *engine, schema)),
         pool(queue, handlers, worker_pool_options(config)) {}
@@ -80,7 +79,6 @@ struct Stowage::Impl {
   model::Attachments attachments;
   const model::OwnerContexts contexts;
   const ledger::Totals totals;
-  const ledger::Quotas quotas;
   jobs::JobQueue queue;
   jobs::JobHandlers handlers;
   jobs::WorkerPool pool;
@@ -227,12 +225,14 @@ std::vector<UsagePoint> Stowage::usage_series(const Ledger& ledger,
   return ledger::usage_series(*impl_->engine, impl_->schema, ledger, from, to, step);
 }
 
+// Through the attachments' own Quotas, so that its cache holds the new limit
+// for their next change.
 void Stowage::set_quota(const Ledger& ledger, std::optional<std::int64_t> limit_bytes) {
-  impl_->quotas.set_limit(ledger, limit_bytes);
+  impl_->attachments.quotas().set_limit(ledger, limit_bytes);
 }
 
 std::optional<std::int64_t> Stowage::quota(const Ledger& ledger) const {
-  return impl_->quotas.limit(ledger);
+  return impl_->attachments.quotas().limit(ledger);
 }
 
 SweepReport Stowage::sweep(std::chrono::seconds grace) {

@@ -64,7 +64,12 @@ void add_model_handlers(JobHandlers& handlers, model::BlobStore& blobs) {
 void add_materialize_handler(JobHandlers& handlers, table::Engine& engine,
                              const schema::TableSchema& schema) {
   handlers.add(model::kMaterializeJob, [&engine, &schema](const model::Job& job) {
-    ledger::Totals(engine, schema).materialize(model::materialize_target(job));
+    // A failure on one ledger retries the job for all: materialize is safe
+    // to repeat.
+    const ledger::Totals totals(engine, schema);
+    for (const ledger::Ledger& ledger : model::materialize_targets(job)) {
+      totals.materialize(ledger);
+    }
   });
 }
 

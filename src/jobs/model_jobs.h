@@ -8,10 +8,11 @@
 //                 bytes is not an error). A service this process does not
 //                 know is "target gone": the job is discarded with a log
 //                 line, since no retry here can change that.
-//   materialize   ledger::Totals::materialize of the account or board the
-//                 job names: rolls its pending entries into its total. Safe
-//                 twice and concurrently (each batch is conditioned on the
-//                 total's version); its coalesce_key keeps one per ledger
+//   materialize   ledger::Totals::materialize of each ledger the job names
+//                 (the account and/or board of a tracked change's owner):
+//                 rolls their pending entries into their totals. Safe twice
+//                 and concurrently (each batch is conditioned on the total's
+//                 version); its coalesce_key keeps one per set of ledgers
 //                 running in a pool. Registered apart, by
 //                 add_materialize_handler, as it needs the table rather
 //                 than the blob store.

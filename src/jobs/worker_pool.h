@@ -14,8 +14,9 @@
 // Coalescing: a job whose args hold a string `coalesce_key` is not started
 // while another job with the same key runs in this pool; it is left queued
 // for a later poll rather than waited for, so no lease is spent waiting.
-// This keeps one materialization per owner per process; across processes,
-// handlers guard themselves (conditional writes).
+// This keeps one materialize job per set of ledgers (an owner's account and
+// board) running per process; jobs of sets that share a ledger, and jobs
+// across processes, are guarded by the handler itself (conditional writes).
 //
 // Thread safety: start(), stop(), drain_until_idle() and the destructor are
 // called from one controlling thread. The queue and the handlers must

@@ -15,7 +15,8 @@
 // own entry at once. Cost of check(): one point read per ledger whose
 // entry is missing or older than cache_time, plus one query per ledger
 // that has a limit. Share one instance among the writers of a process
-// (StorageTracking holds one) so they share its cache.
+// (StorageTracking holds one, and the Stowage facade sets limits through
+// it) so they share its cache.
 //
 // Guarantees (no reservation is held between the check and the commit:
 // that would put every writer of a ledger on one hot item, which DESIGN

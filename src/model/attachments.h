@@ -51,6 +51,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ledger/quota.h"
 #include "model/blob_store.h"
 #include "model/change_context.h"
 #include "model/change_set.h"
@@ -125,6 +126,10 @@ class Attachments {
 
   // The newest attachment of `name` (a one's current row); 1 query.
   std::optional<Attachment> find_one(const OwnerRef& owner, std::string_view name) const;
+
+  // The quotas the tracked changes check (StorageTracking::quotas): a limit
+  // set through them binds this instance's next change.
+  const ledger::Quotas& quotas() const { return tracking_.quotas(); }
 
  private:
   // Readings of the clock for `count` new rows, each at least a microsecond

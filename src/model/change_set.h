@@ -16,8 +16,8 @@
 // Action budget: rows + distinct blobs + purge jobs + added actions and
 // jobs must be at most 100 (DynamoDB's limit). So detaching N untracked rows
 // of N distinct blobs takes 2N actions (N <= 50), and purging them 3N
-// (N <= 33); a tracked change adds at most 3 ledger actions and 2
-// materialize jobs.
+// (N <= 33); a tracked change adds at most 3 ledger actions and 1
+// materialize job.
 //
 // Thread safety: thread-compatible; one change is built by one thread.
 #pragma once

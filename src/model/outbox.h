@@ -24,8 +24,8 @@ namespace stowage::model {
 inline constexpr std::string_view kPurgeBlobJob = "purge_blob";      // args: blob_id
 inline constexpr std::string_view kDeleteBytesJob = "delete_bytes";  // args: service_name, key
 inline constexpr std::string_view kAnalyzeBlobJob = "analyze_blob";  // args: blob_id
-// args: owner_kind ("Account" | "Board"), owner_id, coalesce_key
-// (model/storage_tracking.h builds and reads them).
+// args: account_id and/or board_id (the ledgers of one tracked change),
+// coalesce_key (model/storage_tracking.h builds and reads them).
 inline constexpr std::string_view kMaterializeJob = "materialize";
 
 // The one queue every job goes to unless a caller names another.

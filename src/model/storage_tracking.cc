@@ -12,11 +12,9 @@
 namespace stowage::model {
 namespace {
 
-constexpr char kOwnerKindArg[] = "owner_kind";
-constexpr char kOwnerIdArg[] = "owner_id";
+constexpr char kAccountIdArg[] = "account_id";
+constexpr char kBoardIdArg[] = "board_id";
 constexpr char kCoalesceKeyArg[] = "coalesce_key";  // jobs/worker_pool.h
-constexpr char kAccountKind[] = "Account";
-constexpr char kBoardKind[] = "Board";
 
 // The tracked rows' net delta and what the entry lists.
 struct TrackedRows {
@@ -78,33 +76,48 @@ void StorageTracking::add_to(ChangeSet& change, const OwnerRef& owner,
   for (std::size_t i = 0; i < ledgers.size(); ++i) {
     change.add_action(std::move(actions.at(i + 1)),
                       "the ledger entry of " + ledgers[i].describe());
-    change.enqueue(materialize_job(ledgers[i]));
   }
+  if (!ledgers.empty()) change.enqueue(materialize_job(owner_context));
 }
 
-Job materialize_job(const ledger::Ledger& ledger) {
-  const bool account = ledger.owner == schema::LedgerOwner::Account;
-  return make_job(kMaterializeJob,
-                  {{kOwnerKindArg, table::Value::string(account ? kAccountKind : kBoardKind)},
-                   {kOwnerIdArg, table::Value::string(ledger.owner_id)},
-                   {kCoalesceKeyArg, table::Value::string("materialize " + ledger.describe())}});
+Job materialize_job(const ledger::OwnerContext& context) {
+  table::Item args;
+  std::string coalesce_key = "materialize";
+  for (const ledger::Ledger& ledger : context.ledgers()) {
+    const bool account = ledger.owner == schema::LedgerOwner::Account;
+    args.emplace(account ? kAccountIdArg : kBoardIdArg, table::Value::string(ledger.owner_id));
+    coalesce_key += " " + ledger.describe();
+  }
+  args.emplace(kCoalesceKeyArg, table::Value::string(std::move(coalesce_key)));
+  return make_job(kMaterializeJob, std::move(args));
 }
 
-ledger::Ledger materialize_target(const Job& job) {
-  auto arg = [&job](const char* name) -> const std::string& {
+std::vector<ledger::Ledger> materialize_targets(const Job& job) {
+  // An absent argument is an owner without that ledger; a present one must
+  // be a string.
+  auto arg = [&job](const char* name) -> const std::string* {
     const auto it = job.args.find(name);
-    if (it == job.args.end() || it->second.type() != table::Type::S) {
+    if (it == job.args.end()) return nullptr;
+    if (it->second.type() != table::Type::S) {
       throw Error(ErrorCode::IntegrityError, "job " + job.id + " (" + job.type +
-                                                 ") has no string argument \"" + name + "\"");
+                                                 ") has a non-string argument \"" + name +
+                                                 "\"");
     }
-    return it->second.as_string();
+    return &it->second.as_string();
   };
-  const std::string& kind = arg(kOwnerKindArg);
-  if (kind == kAccountKind) return ledger::Ledger::account(arg(kOwnerIdArg));
-  if (kind == kBoardKind) return ledger::Ledger::board(arg(kOwnerIdArg));
-  throw Error(ErrorCode::IntegrityError, "job " + job.id + " (" + job.type +
-                                             ") names owner kind \"" + kind +
-                                             "\"; expected \"Account\" or \"Board\"");
+  std::vector<ledger::Ledger> ledgers;
+  if (const std::string* account_id = arg(kAccountIdArg)) {
+    ledgers.push_back(ledger::Ledger::account(*account_id));
+  }
+  if (const std::string* board_id = arg(kBoardIdArg)) {
+    ledgers.push_back(ledger::Ledger::board(*board_id));
+  }
+  if (ledgers.empty()) {
+    throw Error(ErrorCode::IntegrityError,
+                "job " + job.id + " (" + job.type + ") names no ledger: it has no string "
+                "argument \"" + kAccountIdArg + "\" or \"" + kBoardIdArg + "\"");
+  }
+  return ledgers;
 }
 
 }  // namespace stowage::model

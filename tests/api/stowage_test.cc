@@ -194,6 +194,26 @@ TEST_F(StowageTest, PurgesABlobOnlyWhenNothingReferencesIt) {
   EXPECT_EQ(stored_files(), 0u);
 }
 
+TEST_F(StowageTest, AQuotaBindsTheVeryNextAttach) {
+  Stowage stowage = open();
+  stowage.set_context(kCard, "A", "B");
+  const Blob blob = stowage.create_and_upload(write_file("five.txt", "12345"));
+  // This attach reads "no limit" for the account and the board, which the
+  // attaches then trust for 1 s unless set_quota goes through their cache.
+  stowage.attach(kCard, "files", blob);
+
+  stowage.set_quota(Ledger::board("B"), 9);
+  EXPECT_EQ(code_of([&] { stowage.attach(kCard, "files", blob); }), ErrorCode::QuotaExceeded);
+  EXPECT_EQ(stowage.list(kCard).attachments.size(), 1u);
+  EXPECT_EQ(stowage.bytes_used_exact(Ledger::board("B")), 5);
+
+  // Raised, it lets the next attach through as soon.
+  stowage.set_quota(Ledger::board("B"), 10);
+  stowage.attach(kCard, "files", blob);
+  EXPECT_EQ(stowage.bytes_used_exact(Ledger::board("B")), 10);
+  EXPECT_EQ(stowage.quota(Ledger::board("B")), 10);
+}
+
 TEST_F(StowageTest, SignsBlobIdsForOnePurpose) {
   Stowage stowage = open();
   const Blob blob = stowage.create_and_upload(write_file("a.txt", "a"));

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "common/uuid.h"
+#include "jobs/job_handlers.h"
+#include "jobs/model_jobs.h"
 #include "ledger/ledger_entry.h"
 #include "ledger/ledger_keys.h"
 #include "ledger/quota.h"
@@ -120,6 +122,13 @@ class ModelLedgerTest : public ModelTest {
     }
     return jobs;
   }
+  std::vector<Job> materialize_jobs() {
+    std::vector<Job> jobs;
+    for (Job& job : queued_jobs()) {
+      if (job.type == kMaterializeJob) jobs.push_back(std::move(job));
+    }
+    return jobs;
+  }
 
   // I1-I5 by reading the whole table; ledgers are checked when any exist.
   void expect_invariants() {
@@ -158,16 +167,56 @@ TEST_P(ModelLedgerTest, TrackedAttachWritesOneEntryPerLedgerWithTheChange) {
   }
   EXPECT_EQ(contexts_->find(card_).tracked_bytes, 1200);
 
-  // One materialize job per ledger, keyed so a pool runs one at a time.
-  std::vector<Ledger> targets;
-  for (const Job& job : queued_jobs()) {
-    if (job.type != kMaterializeJob) continue;
-    targets.push_back(materialize_target(job));
-    EXPECT_EQ(job.args.at("coalesce_key").as_string(),
-              "materialize " + targets.back().describe());
-  }
-  EXPECT_THAT(targets, UnorderedElementsAre(kAccount, kBoard1));
+  // One materialize job for both ledgers, keyed by the pair so a pool runs
+  // one at a time for it.
+  const std::vector<Job> jobs = materialize_jobs();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_THAT(materialize_targets(jobs[0]), ElementsAre(kAccount, kBoard1));
+  EXPECT_EQ(jobs[0].args.at("coalesce_key").as_string(), "materialize account a1 board b1");
   expect_invariants();
+}
+
+TEST_P(ModelLedgerTest, OneMaterializeJobMaterializesTheAccountAndTheBoard) {
+  contexts_->set_context(card_, "a1", "b1");
+  attachments_->attach(card_, "files", upload(std::string(800, 'm')));
+  const std::vector<Job> jobs = materialize_jobs();
+  ASSERT_EQ(jobs.size(), 1u);
+
+  jobs::JobHandlers handlers;
+  jobs::add_materialize_handler(handlers, *engine_, *schema_);
+  (*handlers.find(kMaterializeJob))(jobs[0]);
+  for (const Ledger& ledger : {kAccount, kBoard1}) {
+    EXPECT_EQ(totals().bytes_used(ledger), 800) << ledger.describe();
+    EXPECT_THAT(pending(ledger), IsEmpty()) << ledger.describe();
+    EXPECT_EQ(permanent(ledger).size(), 1u) << ledger.describe();
+  }
+  expect_invariants();
+
+  // An owner with a board alone: its job names that board alone.
+  ledger::OwnerContext board_only;
+  board_only.board_id = "b2";
+  const Job board_job = materialize_job(board_only);
+  EXPECT_THAT(materialize_targets(board_job), ElementsAre(kBoard2));
+  EXPECT_EQ(board_job.args.at("coalesce_key").as_string(), "materialize board b2");
+
+  // The args are read strictly: the error names the argument at fault.
+  auto integrity_error = [](const Job& job) -> std::string {
+    try {
+      materialize_targets(job);
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ErrorCode::IntegrityError);
+      return error.message();
+    }
+    ADD_FAILURE() << "expected IntegrityError";
+    return "";
+  };
+  Job mistyped = jobs[0];
+  mistyped.args.insert_or_assign("board_id", table::Value::number(std::int64_t{1}));
+  EXPECT_THAT(integrity_error(mistyped), ::testing::HasSubstr("\"board_id\""));
+  Job unnamed = jobs[0];
+  unnamed.args.erase("account_id");
+  unnamed.args.erase("board_id");
+  EXPECT_THAT(integrity_error(unnamed), ::testing::HasSubstr("names no ledger"));
 }
 
 TEST_P(ModelLedgerTest, DetachPurgeAndReplaceRecordTheirDeltas) {
@@ -343,28 +392,30 @@ TEST_P(ModelLedgerTest, AChangeRacingATransferIsRebuiltOnTheNewBoard) {
 TEST_P(ModelLedgerTest, TheActionBudgetCountsTheLedgerActions) {
   contexts_->set_context(card_, "a1", "b1");
   std::vector<std::string> ids;
-  for (int i = 0; i < 48; ++i) ids.push_back(upload("blob " + std::to_string(i)).id);
+  for (int i = 0; i < 49; ++i) ids.push_back(upload("blob " + std::to_string(i)).id);
 
-  // 48 rows + 48 blobs + context + 2 entries + 2 materialize jobs = 101.
+  // 49 rows + 49 blobs + context + 2 entries + 1 materialize job = 102.
   try {
     attachments_->attach_many(card_, "files", ids);
     FAIL() << "expected TransactionTooLarge";
   } catch (const Error& error) {
     EXPECT_EQ(error.code(), ErrorCode::TransactionTooLarge);
-    EXPECT_THAT(error.message(), ::testing::HasSubstr("101 transaction actions"));
+    EXPECT_THAT(error.message(), ::testing::HasSubstr("102 transaction actions"));
   }
   EXPECT_TRUE(attachments_->list(card_).attachments.empty());
   EXPECT_THAT(pending(kAccount), IsEmpty());
   EXPECT_EQ(contexts_->find(card_).tracked_bytes, 0);
 
-  // 47 fit (99 actions), in one transaction and one coalesced entry.
+  // 48 fit (exactly 100 actions), in one transaction, one coalesced entry
+  // per ledger and one materialize job.
   const std::string spare = ids.back();
   ids.pop_back();
   const std::vector<Attachment> added = attachments_->attach_many(card_, "files", ids);
-  ASSERT_EQ(added.size(), 47u);
+  ASSERT_EQ(added.size(), 48u);
+  EXPECT_EQ(materialize_jobs().size(), 1u);
   const std::vector<LedgerEntry> entries = pending(kAccount);
   ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].attachment_ids.size(), 47u);
+  EXPECT_EQ(entries[0].attachment_ids.size(), 48u);
   std::int64_t bytes = 0;
   for (const Attachment& a : added) bytes += static_cast<std::int64_t>(a.byte_size);
   EXPECT_EQ(entries[0].delta_bytes, bytes);
@@ -372,7 +423,6 @@ TEST_P(ModelLedgerTest, TheActionBudgetCountsTheLedgerActions) {
   // Untracked rows add no ledger actions: 50 rows of 50 blobs fit exactly.
   std::vector<std::string> notes = ids;
   notes.push_back(spare);
-  notes.push_back(upload("blob 48").id);
   notes.push_back(upload("blob 49").id);
   EXPECT_EQ(attachments_->attach_many(card_, "notes", notes).size(), 50u);
   expect_invariants();
@@ -427,8 +477,8 @@ TEST_P(ModelLedgerTest, TheInvariantCheckSeesATrackedRowTheLedgerMissed) {
       << report;
 }
 
-// The stress workload on one thread (moto does not isolate concurrent
-// transactions, so this is the randomized case every engine runs).
+// The stress workload on one thread, without faults: every operation must
+// succeed, and every ledger is exact after each case's materialization.
 TEST_P(ModelLedgerTest, RandomChangesAndTransfersKeepEveryLedgerExact) {
   const std::uint64_t seed = stowage::testing::seed_from_environment();
   const Definitions definitions = Definitions::parse(ledger::testing::kTrackedDefinitions);
