@@ -151,18 +151,20 @@ INSTANTIATE_TEST_SUITE_P(Engines, TotalsTest,
                          ::testing::ValuesIn(stowage::testing::engine_names()),
                          [](const auto& info) { return info.param; });
 
-// Concurrency runs on the embedded engines only: moto does not isolate
-// concurrent transactions on one item.
 class ConcurrentMaterializeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ConcurrentMaterializeTest, ThreadsCountEveryEntryOnce) {
+  // moto copies the whole table for every action of a transaction, so on it
+  // each materialization costs more as entries accumulate: fewer entries
+  // there make the same race in seconds rather than minutes.
+  const int attaches = GetParam() == "dynamodb" ? 60 : 300;
   LedgerTable table(stowage::testing::make_engine(GetParam()));
   const OwnerRecord card{"Card", "1"};
   assign_owner(table.engine(), table.schema(), card, {"acct-1", "board-1"});
   std::atomic<bool> writing{true};
   std::atomic<std::int64_t> written{0};
   std::thread writer([&] {
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < attaches; ++i) {
       table.attach(card, i % 17 + 1);
       written += i % 17 + 1;
     }
@@ -182,11 +184,11 @@ TEST_P(ConcurrentMaterializeTest, ThreadsCountEveryEntryOnce) {
   EXPECT_EQ(totals.bytes_used(kAccount), written.load());
   EXPECT_EQ(totals.bytes_used_exact(kAccount), written.load());
   EXPECT_EQ(table.sum_of_entries(kAccount), written.load());
-  EXPECT_EQ(totals.read_root(kAccount).materialized_count, 300);
+  EXPECT_EQ(totals.read_root(kAccount).materialized_count, attaches);
 }
 
-INSTANTIATE_TEST_SUITE_P(Embedded, ConcurrentMaterializeTest,
-                         ::testing::Values("memory", "sqlite"),
+INSTANTIATE_TEST_SUITE_P(Engines, ConcurrentMaterializeTest,
+                         ::testing::ValuesIn(stowage::testing::engine_names()),
                          [](const auto& info) { return info.param; });
 
 TEST(TwoEnginesOneFile, MaterializersOfTwoEnginesCountEveryEntryOnce) {

@@ -498,12 +498,6 @@ TEST_P(AttachmentsTest, ADuplicatePurgeIsANoOpNeverASecondDecrement) {
 }
 
 TEST_P(AttachmentsTest, ConcurrentClearsDecrementEachRowOnce) {
-  if (std::get<0>(GetParam()) == "dynamodb") {
-    // moto undoes a failed transaction by restoring a copy of the whole
-    // table taken when it began, which also undoes any transaction that
-    // committed meanwhile; racing clears always cancel one another.
-    GTEST_SKIP() << "moto does not isolate concurrent failing transactions";
-  }
   const Blob blob = text_blob("raced");
   for (int i = 0; i < 4; ++i) attachments_->attach(card_, "docs", blob);
   std::vector<std::thread> threads;
@@ -524,12 +518,6 @@ TEST_P(AttachmentsTest, ConcurrentClearsDecrementEachRowOnce) {
 }
 
 TEST_P(AttachmentsTest, FiftyConcurrentAppendsEndWithFiftyAttachments) {
-  if (std::get<0>(GetParam()) == "dynamodb") {
-    // moto applies concurrent TransactWriteItems without isolation: ADDs on
-    // one blob from racing transactions are lost (49 of 50 seen). The
-    // request budget suite checks what reaches the wire on moto instead.
-    GTEST_SKIP() << "moto does not isolate concurrent transactions";
-  }
   const Blob blob = text_blob("popular");
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};

@@ -75,12 +75,6 @@ TEST_P(VariantRecordsTest, NoRecordForAMissingBlob) {
 }
 
 TEST_P(VariantRecordsTest, ConcurrentCreatorsEndWithOneRecord) {
-  if (std::get<0>(GetParam()) == "dynamodb") {
-    // moto undoes a failed transaction by restoring a copy of the whole
-    // table taken when it began, which also undoes transactions that
-    // committed meanwhile; racing creators always cancel one another.
-    GTEST_SKIP() << "moto does not isolate concurrent failing transactions";
-  }
   const Blob blob = upload("original");
   std::vector<Blob> images;
   for (int i = 0; i < 4; ++i) images.push_back(upload("image " + std::to_string(i)));
@@ -101,12 +95,6 @@ TEST_P(VariantRecordsTest, ConcurrentCreatorsEndWithOneRecord) {
 }
 
 TEST_P(VariantRecordsTest, CreateRacingPurgeNeverLeavesAVariantOfAPurgedBlob) {
-  if (std::get<0>(GetParam()) == "dynamodb") {
-    // moto undoes a failed transaction by restoring a copy of the whole
-    // table taken when it began, which also undoes transactions that
-    // committed meanwhile; racing creators always cancel one another.
-    GTEST_SKIP() << "moto does not isolate concurrent failing transactions";
-  }
   const Blob image = upload("image");
   const int rounds = 40;
   for (int round = 0; round < rounds; ++round) {

@@ -32,11 +32,22 @@ constexpr auto kStartTimeout = std::chrono::seconds(60);
 constexpr auto kStopGrace = std::chrono::seconds(5);
 constexpr int kPortAttempts = 5;
 
-std::string moto_binary() {
-  if (const char* path = std::getenv("STOWAGE_MOTO_SERVER"); path && *path) {
+// The launcher and the repository's .venv are found from this file's own
+// path, not from compile definitions: bench/ compiles this file into its
+// own targets too, and both builds then agree.
+std::filesystem::path support_directory() {
+  return std::filesystem::path(__FILE__).parent_path();
+}
+
+std::string moto_python() {
+  if (const char* path = std::getenv("STOWAGE_MOTO_PYTHON"); path && *path) {
     return path;
   }
-  return STOWAGE_DEFAULT_MOTO_SERVER;
+  return (support_directory() / "../../.venv/bin/python").lexically_normal().string();
+}
+
+std::string moto_launcher() {
+  return (support_directory() / "serialized_moto_server.py").string();
 }
 
 sockaddr_in loopback(int port) {
@@ -94,15 +105,15 @@ std::string read_file(const std::string& path) {
 }  // namespace
 
 MotoServer::MotoServer() {
-  const std::string binary = moto_binary();
-  if (::access(binary.c_str(), X_OK) != 0) {
+  const std::string python = moto_python();
+  if (::access(python.c_str(), X_OK) != 0) {
     throw Error(ErrorCode::ConfigurationError,
-                "moto server not found at " + binary +
-                    "; run scripts/setup.sh to install it into .venv, or set "
-                    "STOWAGE_MOTO_SERVER to its path");
+                "moto's Python not found at " + python +
+                    "; run scripts/setup.sh to install moto into .venv, or set "
+                    "STOWAGE_MOTO_PYTHON to a Python that has moto[server]");
   }
   for (int attempt = 0; attempt < kPortAttempts; ++attempt) {
-    if (start_on(binary, free_loopback_port())) return;
+    if (start_on(python, free_loopback_port())) return;
   }
   throw Error(ErrorCode::ConfigurationError,
               "moto server could not bind a free loopback port in " +
@@ -114,7 +125,7 @@ MotoServer::~MotoServer() {
   std::filesystem::remove(log_path_);
 }
 
-bool MotoServer::start_on(const std::string& binary, int port) {
+bool MotoServer::start_on(const std::string& python, int port) {
   const std::string port_text = std::to_string(port);
   log_path_ = (std::filesystem::temp_directory_path() /
                ("stowage-moto-" + std::to_string(::getpid()) + "-" + port_text +
@@ -127,7 +138,7 @@ bool MotoServer::start_on(const std::string& binary, int port) {
   }
   // Everything the child needs is prepared before fork: between fork and
   // exec only async-signal-safe calls are allowed.
-  std::vector<std::string> args = {binary, "-H", "127.0.0.1", "-p", port_text};
+  std::vector<std::string> args = {python, moto_launcher(), "-H", "127.0.0.1", "-p", port_text};
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -163,7 +174,8 @@ bool MotoServer::start_on(const std::string& binary, int port) {
       const std::string log = read_file(log_path_);
       if (log.find("Address already in use") != std::string::npos) return false;
       throw Error(ErrorCode::ConfigurationError,
-                  "moto server " + binary + " exited at start; its output (" +
+                  "moto server (" + python + " " + args[1] +
+                      ") exited at start; its output (" +
                       log_path_ + "):\n" + log);
     }
     if (answers_http(port)) {

@@ -1,12 +1,15 @@
 // MotoServer: a moto server (DynamoDB and S3 peer for integration tests)
 // running as a child process on a free loopback port.
 //
-// The binary is found through the STOWAGE_MOTO_SERVER environment variable,
-// else the repository's .venv (STOWAGE_DEFAULT_MOTO_SERVER, set by the
-// build). A missing binary is an error telling how to install it, so an
-// integration test fails rather than silently skipping. Output goes to a log
-// file whose path errors name. The destructor stops the server (SIGTERM,
-// then SIGKILL) and reaps it; the child also dies with the test process.
+// The server is serialized_moto_server.py beside this file: moto's app
+// answering one request at a time, as DynamoDB isolates concurrent writes
+// and moto_server does not (the script says how). It runs on the Python
+// named by the STOWAGE_MOTO_PYTHON environment variable, else the
+// repository's .venv. A missing Python is an error telling how to install
+// it, so an integration test fails rather than silently skipping. Output
+// goes to a log file whose path errors name. The destructor stops the server
+// (SIGTERM, then SIGKILL) and reaps it; the child also dies with the test
+// process.
 //
 // Thread safety: shared() may be called from any thread; a MotoServer is
 // immutable once started.
@@ -20,7 +23,7 @@ namespace stowage::testing {
 class MotoServer {
  public:
   // Starts the server and waits until it answers HTTP. Throws
-  // Error(ConfigurationError) when the binary is missing or it does not
+  // Error(ConfigurationError) when Python is missing or the server does not
   // come up.
   MotoServer();
   ~MotoServer();
@@ -38,9 +41,9 @@ class MotoServer {
   const std::string& log_path() const { return log_path_; }
 
  private:
-  // Starts the binary on `port`; false when it exited at once (the port was
-  // taken after all), so the caller picks another.
-  bool start_on(const std::string& binary, int port);
+  // Starts the server on `port` with `python`; false when it exited at once
+  // (the port was taken after all), so the caller picks another.
+  bool start_on(const std::string& python, int port);
   void stop();
 
   pid_t pid_ = -1;
