@@ -37,31 +37,39 @@ bool failed(const std::vector<CancellationReason>& reasons, std::size_t index) {
   return index < reasons.size() && reasons[index].code == "ConditionalCheckFailed";
 }
 
-// One batch's transaction: the Total gains the batch's sum and a version
-// (conditioned on `before`'s), each pending entry is deleted
-// (attribute_exists) and put in the permanent partition
-// (attribute_not_exists).
-table::TransactWriteRequest batch_transaction(const schema::TableSchema& schema,
-                                              const LedgerKeys& keys, const Ledger& ledger,
-                                              const TotalState& before,
-                                              std::vector<table::Item> batch) {
-  std::int64_t sum = 0;
-  for (const table::Item& item : batch) sum += entry_delta(item);
+// One batch of pending entries, as the transaction that materializes it.
+struct Batch {
   table::TransactWriteRequest transaction;
+  std::vector<std::string> ids;  // its entries, in action order
+  TotalState after;              // the Total once it commits
+};
+
+// The Total gains the batch's sum and a version (conditioned on `before`'s),
+// each pending entry is deleted (attribute_exists) and put in the permanent
+// partition (attribute_not_exists).
+Batch batch_transaction(const schema::TableSchema& schema, const LedgerKeys& keys,
+                        const Ledger& ledger, const TotalState& before,
+                        std::vector<table::Item> items) {
+  std::int64_t sum = 0;
+  for (const table::Item& item : items) sum += entry_delta(item);
+  Batch batch;
+  batch.after = {before.bytes + sum, before.version + 1,
+                 before.materialized_count + static_cast<std::int64_t>(items.size())};
+  table::TransactWriteRequest& transaction = batch.transaction;
   table::UpdateRequest update = stamped_update(schema, keys.total(ledger));
   update.update.set("as_kind", Value::string("LedgerTotal"))
-      .set(kBytes, Value::number(before.bytes + sum))
-      .set(kVersion, Value::number(before.version + 1))
-      .set(kMaterializedCount,
-           Value::number(before.materialized_count + static_cast<std::int64_t>(batch.size())));
+      .set(kBytes, Value::number(batch.after.bytes))
+      .set(kVersion, Value::number(batch.after.version))
+      .set(kMaterializedCount, Value::number(batch.after.materialized_count));
   update.condition = before.version == 0 ? cond::not_exists(kVersion)
                                          : cond::eq(kVersion, Value::number(before.version));
   transaction.actions.emplace_back(std::move(update));
   const std::string partition_key = schema.partition_key().name;
   // The batch's items become the permanent entries' Puts (moved: they are
   // not read again).
-  for (table::Item& item : batch) {
+  for (table::Item& item : items) {
     const std::string id = ItemFields(item, "ledger entry").string("as_id");
+    batch.ids.push_back(id);
     table::DeleteRequest remove;
     remove.table = schema.table_name();
     remove.key = schema.physical_key(keys.pending(ledger, id));
@@ -74,7 +82,7 @@ table::TransactWriteRequest batch_transaction(const schema::TableSchema& schema,
     put.condition = cond::not_exists(partition_key);
     transaction.actions.emplace_back(std::move(put));
   }
-  return transaction;
+  return batch;
 }
 
 }  // namespace
@@ -161,19 +169,15 @@ MaterializeResult Totals::materialize(const Ledger& ledger) const {
     std::vector<std::vector<std::string>> batch_ids;
     std::vector<table::TransactWriteRequest> transactions;
     for (std::size_t first = 0; first < pending.size(); first += kMaterializeBatch) {
-      std::vector<table::Item> batch(
-          std::make_move_iterator(pending.begin() + first),
-          std::make_move_iterator(pending.begin() +
-                                  std::min(pending.size(), first + kMaterializeBatch)));
-      std::vector<std::string>& ids = batch_ids.emplace_back();
-      std::int64_t sum = 0;
-      for (const table::Item& item : batch) {
-        ids.push_back(ItemFields(item, "ledger entry").string("as_id"));
-        sum += entry_delta(item);
-      }
-      transactions.push_back(batch_transaction(schema_, keys_, ledger, total, std::move(batch)));
-      total = {total.bytes + sum, total.version + 1,
-               total.materialized_count + static_cast<std::int64_t>(ids.size())};
+      Batch batch = batch_transaction(
+          schema_, keys_, ledger, total,
+          std::vector<table::Item>(
+              std::make_move_iterator(pending.begin() + first),
+              std::make_move_iterator(pending.begin() +
+                                      std::min(pending.size(), first + kMaterializeBatch))));
+      total = batch.after;
+      batch_ids.push_back(std::move(batch.ids));
+      transactions.push_back(std::move(batch.transaction));
     }
 
     const table::SequenceResult outcome = engine_.transact_write_sequence(transactions);

@@ -72,6 +72,10 @@ std::vector<IndexEntry> index_entries(const TableDescription& table, const Item&
   return entries;
 }
 
+Error no_such_table(std::string_view name) {
+  return Error(ErrorCode::ResourceNotFound, fmt::format("table \"{}\" does not exist", name));
+}
+
 Error condition_failed(const TableDescription& table, const Item& key_or_item) {
   return Error(ErrorCode::ConditionalCheckFailed,
                fmt::format("table \"{}\": the condition on item {} is false",
@@ -260,10 +264,7 @@ EmbeddedEngine::EmbeddedEngine(std::unique_ptr<EmbeddedStore> store)
 
 std::shared_ptr<const TableDescription> EmbeddedEngine::table(std::string_view name) {
   auto description = store_->find_table(name);
-  if (description == nullptr) {
-    throw Error(ErrorCode::ResourceNotFound,
-                fmt::format("table \"{}\" does not exist", name));
-  }
+  if (description == nullptr) throw no_such_table(name);
   return description;
 }
 
@@ -425,10 +426,7 @@ EmbeddedEngine::TableCache::TableCache(EmbeddedStore& store,
 
 const TableDescription& EmbeddedEngine::TableCache::get(std::string_view name) const {
   auto it = tables_.find(name);
-  if (it == tables_.end() || it->second == nullptr) {
-    throw Error(ErrorCode::ResourceNotFound,
-                fmt::format("table \"{}\" does not exist", name));
-  }
+  if (it == tables_.end() || it->second == nullptr) throw no_such_table(name);
   return *it->second;
 }
 

@@ -137,23 +137,6 @@ class EmbeddedStore {
   virtual void abandon(StoreTransaction& transaction) noexcept = 0;
 };
 
-// One transaction action, checked against the current item in the first
-// pass and written in the second.
-// A Put's item is written from the request itself rather than copied: a
-// materialization moves many entries a transaction, and copying each item's
-// attribute map cost more than writing it.
-struct PlannedWrite {
-  const TableDescription* table = nullptr;
-  StoredKey key;
-  const Item* put_item = nullptr;  // a Put's item, owned by the request
-  std::optional<Item> updated;     // an Update's result
-  bool writes = true;              // false for a condition check
-
-  // nullptr: erase.
-  const Item* item() const { return updated ? &*updated : put_item; }
-};
-
-
 class EmbeddedEngine final : public Engine {
  public:
   explicit EmbeddedEngine(std::unique_ptr<EmbeddedStore> store);
@@ -186,6 +169,22 @@ class EmbeddedEngine final : public Engine {
    private:
     // nullptr: no such table.
     std::map<std::string, std::shared_ptr<const TableDescription>, std::less<>> tables_;
+  };
+
+  // One transaction action, checked against the current item in the first
+  // pass and written in the second.
+  // A Put's item is written from the request itself rather than copied: a
+  // materialization moves many entries a transaction, and copying each item's
+  // attribute map cost more than writing it.
+  struct PlannedWrite {
+    const TableDescription* table = nullptr;
+    StoredKey key;
+    const Item* put_item = nullptr;  // a Put's item, owned by the request
+    std::optional<Item> updated;     // an Update's result
+    bool writes = true;              // false for a condition check
+
+    // nullptr: erase.
+    const Item* item() const { return updated ? &*updated : put_item; }
   };
 
   // A transaction whose checks passed, ready to write.

@@ -16,7 +16,6 @@
 #include <string_view>
 
 #include "stowage/error.h"
-
 #include "table/requests.h"
 #include "table/table_description.h"
 
