@@ -4,6 +4,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "stowage/error.h"
 #include "table/item_codec.h"
@@ -12,11 +13,42 @@
 namespace stowage::table {
 namespace {
 
+// What an error message is about: `table "T"` or `index "I" of table "T"`,
+// after a lead such as "update on" and before an attribute. Only a failed
+// check formats it, so a valid request builds no message text.
+struct Subject {
+  const TableDescription* table;
+  const GlobalSecondaryIndex* index = nullptr;
+  std::string_view lead = {};
+  std::string_view attribute = {};
+
+  Subject about(std::string_view name) const { return {table, index, lead, name}; }
+};
+
+}  // namespace
+}  // namespace stowage::table
+
+template <>
+struct fmt::formatter<stowage::table::Subject> : fmt::formatter<std::string_view> {
+  template <typename FormatContext>
+  auto format(const stowage::table::Subject& subject, FormatContext& context) const {
+    auto out = context.out();
+    if (!subject.lead.empty()) out = fmt::format_to(out, "{} ", subject.lead);
+    if (subject.index != nullptr) out = fmt::format_to(out, "index \"{}\" of ", subject.index->name);
+    out = fmt::format_to(out, "table \"{}\"", subject.table->name);
+    if (!subject.attribute.empty()) out = fmt::format_to(out, ": attribute \"{}\"", subject.attribute);
+    return out;
+  }
+};
+
+namespace stowage::table {
+namespace {
+
 Type value_type(KeyType type) { return type == KeyType::S ? Type::S : Type::N; }
 
 // Which key a KeyAttribute belongs to, for messages and length limits.
 struct KeyRole {
-  std::string_view owner;  // `table "T"` or `index "I" of table "T"`
+  const Subject& owner;
   std::string_view part;   // "hash key" or "range key"
   std::size_t max_bytes;
 };
@@ -44,25 +76,16 @@ void check_key_value(const KeyRole& role, const KeyAttribute& key,
 
 // Calls `check(role, key_attribute)` for the hash and range key of `schema`.
 template <typename Check>
-void for_each_key(std::string_view owner, const KeySchema& schema, Check check) {
+void for_each_key(const Subject& owner, const KeySchema& schema, Check check) {
   check(KeyRole{owner, "hash key", limits::kMaxHashKeyBytes}, schema.hash);
   if (schema.range) {
     check(KeyRole{owner, "range key", limits::kMaxRangeKeyBytes}, *schema.range);
   }
 }
 
-std::string table_owner(const TableDescription& table) {
-  return fmt::format("table \"{}\"", table.name);
-}
-
-std::string index_owner(const TableDescription& table,
-                        const GlobalSecondaryIndex& index) {
-  return fmt::format("index \"{}\" of table \"{}\"", index.name, table.name);
-}
-
 // No empty sets at any depth (DynamoDB rejects them) and no deeper nesting
 // than DynamoDB stores.
-void check_value(std::string_view where, const Value& value, int depth = 0) {
+void check_value(const Subject& where, const Value& value, int depth = 0) {
   switch (value.type()) {
     case Type::SS:
     case Type::NS:
@@ -98,7 +121,7 @@ void check_value(std::string_view where, const Value& value, int depth = 0) {
   }
 }
 
-void check_attribute_name(std::string_view owner, std::string_view name) {
+void check_attribute_name(const Subject& owner, std::string_view name) {
   if (name.empty()) {
     throw Error::validation(fmt::format("{}: an attribute name may not be empty",
                                         owner));
@@ -114,9 +137,9 @@ void check_return_values(std::string_view operation, const TableDescription& tab
   }
 }
 
-void check_condition(std::string_view owner, const Condition& condition);
+void check_condition(const Subject& owner, const Condition& condition);
 
-void check_ordered_operand(std::string_view owner, std::string_view op,
+void check_ordered_operand(const Subject& owner, std::string_view op,
                            const std::string& attribute, const Value& operand) {
   Type t = operand.type();
   if (t != Type::S && t != Type::N && t != Type::B) {
@@ -127,7 +150,7 @@ void check_ordered_operand(std::string_view owner, std::string_view op,
 }
 
 struct ConditionChecker {
-  std::string_view owner;
+  const Subject& owner;
 
   void operator()(const condition_node::AttributeExists& c) const {
     check_attribute_name(owner, c.attribute);
@@ -190,20 +213,20 @@ struct ConditionChecker {
   }
 };
 
-void check_condition(std::string_view owner, const Condition& condition) {
+void check_condition(const Subject& owner, const Condition& condition) {
   std::visit(ConditionChecker{owner}, condition.node);
 }
 
 void check_condition(const TableDescription& table,
                      const std::optional<Condition>& condition) {
-  if (condition) check_condition(table_owner(table), *condition);
+  if (condition) check_condition(Subject{&table}, *condition);
 }
 
 // The key attributes a table's (or an index's) start key must hold: the
 // table's key plus, for an index, the index's key.
 void check_start_key(const TableDescription& table,
                      const GlobalSecondaryIndex* index, const Item& start_key) {
-  std::string owner = fmt::format("exclusive start key for table \"{}\"", table.name);
+  const Subject owner{&table, nullptr, "exclusive start key for"};
   std::set<std::string_view> wanted;
   auto want = [&](const KeyRole& role, const KeyAttribute& key) {
     auto it = start_key.find(key.name);
@@ -216,9 +239,7 @@ void check_start_key(const TableDescription& table,
   };
   for_each_key(owner, table.key_schema, want);
   if (index != nullptr) {
-    std::string index_key_owner =
-        fmt::format("exclusive start key for {}", index_owner(table, *index));
-    for_each_key(index_key_owner, index->key_schema, want);
+    for_each_key(Subject{&table, index, owner.lead}, index->key_schema, want);
   }
   for (const auto& [name, value] : start_key) {
     if (!wanted.contains(name)) {
@@ -235,7 +256,7 @@ void check_limit(const TableDescription& table, const std::optional<std::size_t>
   }
 }
 
-void check_key_operand(std::string_view owner, const KeyAttribute& key,
+void check_key_operand(const Subject& owner, const KeyAttribute& key,
                        std::string_view what, const Value& operand) {
   if (operand.type() != value_type(key.type)) {
     throw Error::validation(fmt::format(
@@ -244,7 +265,7 @@ void check_key_operand(std::string_view owner, const KeyAttribute& key,
   }
 }
 
-void check_range_condition(std::string_view owner, const KeySchema& schema,
+void check_range_condition(const Subject& owner, const KeySchema& schema,
                            const RangeKeyCondition& condition) {
   if (!schema.range) {
     throw Error::validation(fmt::format(
@@ -281,8 +302,7 @@ void check_range_condition(std::string_view owner, const KeySchema& schema,
 void check_index_key_write(const TableDescription& table, const std::string& attribute,
                            const Value& value, bool is_add) {
   for (const GlobalSecondaryIndex& index : table.global_secondary_indexes) {
-    std::string owner = index_owner(table, index);
-    for_each_key(owner, index.key_schema, [&](const KeyRole& role, const KeyAttribute& key) {
+    for_each_key(Subject{&table, &index}, index.key_schema, [&](const KeyRole& role, const KeyAttribute& key) {
       if (key.name != attribute) return;
       if (is_add && key.type != KeyType::N) {
         throw Error::validation(fmt::format(
@@ -297,7 +317,7 @@ void check_index_key_write(const TableDescription& table, const std::string& att
 void check_update_action(const TableDescription& table, const std::string& attribute,
                          const Value* value, bool is_add,
                          std::set<std::string_view>& seen) {
-  std::string owner = fmt::format("update on table \"{}\"", table.name);
+  const Subject owner{&table, nullptr, "update on"};
   check_attribute_name(owner, attribute);
   bool is_key = attribute == table.key_schema.hash.name ||
                 (table.key_schema.range && attribute == table.key_schema.range->name);
@@ -310,7 +330,7 @@ void check_update_action(const TableDescription& table, const std::string& attri
         "{}: attribute \"{}\" appears in more than one action", owner, attribute));
   }
   if (value == nullptr) return;
-  check_value(fmt::format("{}: attribute \"{}\"", owner, attribute), *value);
+  check_value(owner.about(attribute), *value);
   if (is_add) {
     Type t = value->type();
     if (t != Type::N && t != Type::SS && t != Type::NS && t != Type::BS) {
@@ -335,7 +355,7 @@ const char* action_name(const TransactAction& action) {
 }  // namespace
 
 void validate_key(const TableDescription& table, const Item& key) {
-  std::string owner = table_owner(table);
+  const Subject owner{&table};
   for_each_key(owner, table.key_schema, [&](const KeyRole& role, const KeyAttribute& k) {
     auto it = key.find(k.name);
     if (it == key.end()) {
@@ -358,7 +378,7 @@ void validate_key(const TableDescription& table, const Item& key) {
 }
 
 void validate_item(const TableDescription& table, const Item& item) {
-  std::string owner = table_owner(table);
+  const Subject owner{&table};
   for_each_key(owner, table.key_schema, [&](const KeyRole& role, const KeyAttribute& k) {
     auto it = item.find(k.name);
     if (it == item.end()) {
@@ -368,7 +388,7 @@ void validate_item(const TableDescription& table, const Item& item) {
     check_key_value(role, k, it->second);
   });
   for (const GlobalSecondaryIndex& index : table.global_secondary_indexes) {
-    for_each_key(index_owner(table, index), index.key_schema,
+    for_each_key(Subject{&table, &index}, index.key_schema,
                  [&](const KeyRole& role, const KeyAttribute& k) {
                    auto it = item.find(k.name);
                    if (it != item.end()) check_key_value(role, k, it->second);
@@ -376,7 +396,7 @@ void validate_item(const TableDescription& table, const Item& item) {
   }
   for (const auto& [name, value] : item) {
     check_attribute_name(owner, name);
-    check_value(fmt::format("{}: attribute \"{}\"", owner, name), value);
+    check_value(owner.about(name), value);
   }
   std::size_t size = item_size(item);
   if (size > limits::kMaxItemBytes) {
@@ -424,14 +444,14 @@ void validate(const TableDescription& table, const UpdateRequest& request) {
 
 void validate(const TableDescription& table, const QueryRequest& request) {
   const GlobalSecondaryIndex* index = nullptr;
-  std::string owner = table_owner(table);
+  Subject owner{&table};
   if (!request.index_name.empty()) {
     index = table.find_index(request.index_name);
     if (index == nullptr) {
       throw Error::validation(fmt::format("{} has no index \"{}\"", owner,
                                           request.index_name));
     }
-    owner = index_owner(table, *index);
+    owner.index = index;
     if (request.consistent_read) {
       throw Error::validation(fmt::format(
           "{}: consistent reads are not supported on a global secondary index",
@@ -469,24 +489,27 @@ void validate(
                 fmt::format("the transaction has {} actions, over the limit of {}",
                             count, limits::kMaxTransactionActions));
   }
-  // (table, encoded key) → action number, to find a second action on an item.
-  std::map<std::pair<std::string, std::string>, std::size_t> items;
+  // (table, key order bytes of the hash and range key) → action number, to
+  // find a second action on an item.
+  std::map<std::tuple<std::string_view, std::string, std::string>, std::size_t> items;
   for (std::size_t i = 0; i < count; ++i) {
     const TransactAction& action = request.actions[i];
-    std::string context = fmt::format("transaction action {} ({})", i + 1,
-                                      action_name(action));
-    std::string table_name;
-    Item key;
-    try {
-      std::visit(
-          [&](const auto& a) {
-            using A = std::decay_t<decltype(a)>;
-            const TableDescription& table = table_of(a.table);
-            table_name = a.table;
+    std::visit(
+        [&](const auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          const Item* keyed;
+          if constexpr (std::is_same_v<A, PutRequest>) {
+            keyed = &a.item;
+          } else {
+            keyed = &a.key;
+          }
+          const TableDescription* found = nullptr;
+          try {
+            found = &table_of(a.table);
+            const TableDescription& table = *found;
             if constexpr (std::is_same_v<A, ConditionCheck>) {
               validate_key(table, a.key);
-              check_condition(table_owner(table), a.condition);
-              key = a.key;
+              check_condition(Subject{&table}, a.condition);
             } else {
               validate(table, a);
               if (a.return_values != ReturnValues::None) {
@@ -494,31 +517,32 @@ void validate(
                     "table \"{}\": ReturnValues must be None in a transaction",
                     table.name));
               }
-              if constexpr (std::is_same_v<A, PutRequest>) {
-                key = key_of(table, a.item);
-              } else {
-                key = a.key;
-              }
             }
-          },
-          action);
-    } catch (const Error& e) {
-      throw Error(e.code(), fmt::format("{}: {}", context, e.message()));
-    }
-    auto [it, inserted] =
-        items.try_emplace({table_name, encode_item(key)}, i + 1);
-    if (!inserted) {
-      throw Error::validation(fmt::format(
-          "transaction actions {} and {} both act on item {} of table \"{}\"; a "
-          "transaction may act on an item only once",
-          it->second, i + 1, describe(key), table_name));
-    }
+          } catch (const Error& e) {
+            throw Error(e.code(), fmt::format("transaction action {} ({}): {}", i + 1,
+                                              action_name(action), e.message()));
+          }
+          const TableDescription& table = *found;
+          const KeySchema& schema = table.key_schema;
+          auto [it, inserted] = items.try_emplace(
+              {a.table, key_order_bytes(keyed->find(schema.hash.name)->second),
+               schema.range ? key_order_bytes(keyed->find(schema.range->name)->second)
+                            : std::string()},
+              i + 1);
+          if (!inserted) {
+            throw Error::validation(fmt::format(
+                "transaction actions {} and {} both act on item {} of table \"{}\"; a "
+                "transaction may act on an item only once",
+                it->second, i + 1, describe(key_of(table, *keyed)), a.table));
+          }
+        },
+        action);
   }
 }
 
 Item key_of(const TableDescription& table, const Item& item) {
   Item key;
-  for_each_key(table_owner(table), table.key_schema,
+  for_each_key(Subject{&table}, table.key_schema,
                [&](const KeyRole& role, const KeyAttribute& k) {
                  auto it = item.find(k.name);
                  if (it == item.end()) {
