@@ -84,7 +84,26 @@ Error condition_failed(const TableDescription& table, const Item& key_or_item) {
 
 void check_condition(const TableDescription& table, const std::optional<Condition>& condition,
                      const std::optional<Item>& current, const Item& key_or_item) {
-  if (condition && !evaluate(*condition, current)) {
+  if (condition && !evaluate(*condition, current ? &*current : nullptr)) {
+    throw condition_failed(table, key_or_item);
+  }
+}
+
+// Checks `condition` on the item at `key` for a caller that needs nothing
+// else of that item. A condition on key attributes alone is decided by
+// whether the item exists, `key_or_item` (which holds the key) standing in
+// for it: a materialization's Deletes and Puts, and every put-if-absent,
+// then neither read nor decode the item.
+void check_condition_at(StoreTransaction& transaction, const TableDescription& table,
+                        const StoredKey& key, const std::optional<Condition>& condition,
+                        const Item& key_or_item) {
+  if (!condition) return;
+  if (!names_only_key_attributes(*condition, table.key_schema)) {
+    check_condition(table, condition, transaction.read(table, key), key_or_item);
+    return;
+  }
+  const bool exists = transaction.contains(table, key);
+  if (!evaluate(*condition, exists ? &key_or_item : nullptr)) {
     throw condition_failed(table, key_or_item);
   }
 }
@@ -297,9 +316,11 @@ std::optional<Item> EmbeddedEngine::put(const PutRequest& request) {
   bool wants_old = request.return_values == ReturnValues::AllOld;
   Transaction transaction(*store_, Access::Write);
   std::optional<Item> old;
-  if (request.condition || wants_old) {
+  if (wants_old) {
     old = transaction->read(*table, key);
     check_condition(*table, request.condition, old, request.item);
+  } else {
+    check_condition_at(*transaction, *table, key, request.condition, request.item);
   }
   transaction->write(*table, key, request.item, entries);
   transaction.commit();
@@ -313,9 +334,11 @@ std::optional<Item> EmbeddedEngine::remove(const DeleteRequest& request) {
   bool wants_old = request.return_values == ReturnValues::AllOld;
   Transaction transaction(*store_, Access::Write);
   std::optional<Item> old;
-  if (request.condition || wants_old) {
+  if (wants_old) {
     old = transaction->read(*table, key);
     check_condition(*table, request.condition, old, request.key);
+  } else {
+    check_condition_at(*transaction, *table, key, request.condition, request.key);
   }
   transaction->erase(*table, key);
   transaction.commit();
@@ -467,10 +490,7 @@ std::optional<EmbeddedEngine::CheckedTransaction> EmbeddedEngine::check(
             write.table = &table;
             if constexpr (std::is_same_v<A, PutRequest>) {
               write.key = stored_key(table, action.item);
-              if (action.condition) {
-                check_condition(table, action.condition, transaction.read(table, write.key),
-                                action.item);
-              }
+              check_condition_at(transaction, table, write.key, action.condition, action.item);
               write.put_item = &action.item;
             } else if constexpr (std::is_same_v<A, UpdateRequest>) {
               write.key = stored_key(table, action.key);
@@ -479,14 +499,10 @@ std::optional<EmbeddedEngine::CheckedTransaction> EmbeddedEngine::check(
               write.updated = updated_item(table, action, current);
             } else if constexpr (std::is_same_v<A, DeleteRequest>) {
               write.key = stored_key(table, action.key);
-              if (action.condition) {
-                check_condition(table, action.condition, transaction.read(table, write.key),
-                                action.key);
-              }
+              check_condition_at(transaction, table, write.key, action.condition, action.key);
             } else {
               write.key = stored_key(table, action.key);
-              check_condition(table, action.condition, transaction.read(table, write.key),
-                              action.key);
+              check_condition_at(transaction, table, write.key, action.condition, action.key);
               write.writes = false;
             }
           },

@@ -91,6 +91,8 @@ class StoreTransaction {
  public:
   virtual std::optional<Item> read(const TableDescription& table,
                                    const StoredKey& key) = 0;
+  // Whether there is an item at `key`, without reading it.
+  virtual bool contains(const TableDescription& table, const StoredKey& key) = 0;
   // Inserts or replaces the item; `entries` replace the old item's index
   // entries.
   virtual void write(const TableDescription& table, const StoredKey& key,

@@ -10,8 +10,8 @@ namespace {
 
 using namespace condition_node;
 
-const Value* find(const std::optional<Item>& item, const std::string& name) {
-  if (!item) return nullptr;
+const Value* find(const Item* item, const std::string& name) {
+  if (item == nullptr) return nullptr;
   auto it = item->find(name);
   return it == item->end() ? nullptr : &it->second;
 }
@@ -87,7 +87,7 @@ bool contains(const Value* attribute, const Value& operand) {
 }
 
 struct Evaluator {
-  const std::optional<Item>& item;
+  const Item* item;
 
   bool operator()(const AttributeExists& c) const {
     return find(item, c.attribute) != nullptr;
@@ -202,8 +202,32 @@ struct Applier {
 
 }  // namespace
 
-bool evaluate(const Condition& condition, const std::optional<Item>& item) {
+bool evaluate(const Condition& condition, const Item* item) {
   return std::visit(Evaluator{item}, condition.node);
+}
+
+bool names_only_key_attributes(const Condition& condition, const KeySchema& key_schema) {
+  auto is_key = [&key_schema](const std::string& attribute) {
+    return attribute == key_schema.hash.name ||
+           (key_schema.range && attribute == key_schema.range->name);
+  };
+  auto all_keyed = [&](const std::vector<Condition>& operands) {
+    return std::all_of(operands.begin(), operands.end(), [&](const Condition& operand) {
+      return names_only_key_attributes(operand, key_schema);
+    });
+  };
+  return std::visit(
+      [&](const auto& node) {
+        using N = std::decay_t<decltype(node)>;
+        if constexpr (std::is_same_v<N, And> || std::is_same_v<N, Or>) {
+          return all_keyed(node.operands);
+        } else if constexpr (std::is_same_v<N, Not>) {
+          return all_keyed(node.operand);
+        } else {
+          return is_key(node.attribute);
+        }
+      },
+      condition.node);
 }
 
 void apply_update(const Update& update, Item& item) {

@@ -138,6 +138,12 @@ class MemoryStore final : public EmbeddedStore, private StoreTransaction {
     return it->second.item;
   }
 
+  bool contains(const TableDescription& table, const StoredKey& key) override {
+    const MemoryTable& t = table_at(table);
+    auto partition = t.partitions.find(key.hash);
+    return partition != t.partitions.end() && partition->second.contains(key.range);
+  }
+
   void write(const TableDescription& table, const StoredKey& key, const Item& item,
              const std::vector<IndexEntry>& entries) override {
     MemoryTable& t = table_at(table);

@@ -233,6 +233,7 @@ class Connection final : public StoreTransaction {
     exec("PRAGMA synchronous=" + options.synchronous, "setting synchronous", nullptr);
     if (create_schema) exec(kSchema, "creating the schema", nullptr);
     select_item_ = prepare("SELECT body FROM items WHERE tbl = ?1 AND h = ?2 AND r = ?3");
+    item_exists_ = prepare("SELECT 1 FROM items WHERE tbl = ?1 AND h = ?2 AND r = ?3");
     upsert_item_ = prepare("INSERT OR REPLACE INTO items(tbl, h, r, body) VALUES(?1, ?2, ?3, ?4)");
     delete_item_ = prepare("DELETE FROM items WHERE tbl = ?1 AND h = ?2 AND r = ?3");
     delete_item_entries_ =
@@ -310,6 +311,12 @@ class Connection final : public StoreTransaction {
     row.text(1, table.name).blob(2, key.hash).blob(3, key.range);
     if (!row.next()) return std::nullopt;
     return decode(table, row.blob_column(0));
+  }
+
+  bool contains(const TableDescription& table, const StoredKey& key) override {
+    Run row = run(item_exists_);
+    row.text(1, table.name).blob(2, key.hash).blob(3, key.range);
+    return row.next();
   }
 
   void write(const TableDescription& table, const StoredKey& key, const Item& item,
@@ -439,7 +446,7 @@ class Connection final : public StoreTransaction {
   const std::string& path_;
   // Declared first so that it closes after every statement is finalized.
   std::unique_ptr<sqlite3, Closer> db_;
-  Statement select_item_, upsert_item_, delete_item_, delete_item_entries_, insert_entry_;
+  Statement select_item_, item_exists_, upsert_item_, delete_item_, delete_item_entries_, insert_entry_;
   Statement select_token_, upsert_token_, purge_tokens_;
   Statement begin_, commit_, rollback_;
   Statement scan_, scan_after_;

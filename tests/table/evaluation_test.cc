@@ -23,15 +23,15 @@ const Item kItem{
     {"meta", Value::map({{"k", S("v")}})},
 };
 
-bool eval(const Condition& c) { return evaluate(c, kItem); }
+bool eval(const Condition& c) { return evaluate(c, &kItem); }
 
 TEST(EvaluateTest, ExistenceChecks) {
   EXPECT_TRUE(eval(cond::exists("name")));
   EXPECT_FALSE(eval(cond::exists("missing")));
   EXPECT_TRUE(eval(cond::not_exists("missing")));
   EXPECT_FALSE(eval(cond::not_exists("name")));
-  EXPECT_FALSE(evaluate(cond::exists("name"), std::nullopt));
-  EXPECT_TRUE(evaluate(cond::not_exists("name"), std::nullopt));
+  EXPECT_FALSE(evaluate(cond::exists("name"), nullptr));
+  EXPECT_TRUE(evaluate(cond::not_exists("name"), nullptr));
 }
 
 TEST(EvaluateTest, EqualityIsDeepForAnyType) {
@@ -55,8 +55,8 @@ TEST(EvaluateTest, MissingAttributeComparesFalseExceptNotEqual) {
   EXPECT_FALSE(eval(cond::between("missing", N(0), N(5))));
   EXPECT_FALSE(eval(cond::begins_with("missing", S(""))));
   EXPECT_FALSE(eval(cond::contains("missing", S("a"))));
-  EXPECT_TRUE(evaluate(cond::ne("x", N(1)), std::nullopt));
-  EXPECT_FALSE(evaluate(cond::eq("x", N(1)), std::nullopt));
+  EXPECT_TRUE(evaluate(cond::ne("x", N(1)), nullptr));
+  EXPECT_FALSE(evaluate(cond::eq("x", N(1)), nullptr));
 }
 
 TEST(EvaluateTest, OrderingComparisons) {
@@ -125,7 +125,7 @@ TEST(EvaluateTest, LogicalOperators) {
   EXPECT_FALSE(eval(!yes));
   EXPECT_TRUE(eval(!no));
   EXPECT_TRUE(eval(!(no || no) && (yes || no) && !!yes));
-  EXPECT_TRUE(evaluate(cond::not_exists("pk") || cond::eq("v", N(1)), std::nullopt));
+  EXPECT_TRUE(evaluate(cond::not_exists("pk") || cond::eq("v", N(1)), nullptr));
 }
 
 TEST(EvaluateTest, JunctionsStayFlat) {
@@ -137,6 +137,19 @@ TEST(EvaluateTest, JunctionsStayFlat) {
   const auto* mixed = std::get_if<condition_node::And>(&d.node);
   ASSERT_NE(mixed, nullptr);
   EXPECT_EQ(mixed->operands.size(), 2u);
+}
+
+TEST(EvaluateTest, TellsAConditionOnKeyAttributesAlone) {
+  const KeySchema keys{{"pk", KeyType::S}, KeyAttribute{"sk", KeyType::N}};
+  EXPECT_TRUE(names_only_key_attributes(cond::not_exists("pk"), keys));
+  EXPECT_TRUE(names_only_key_attributes(cond::exists("sk"), keys));
+  EXPECT_TRUE(names_only_key_attributes(
+      !(cond::eq("pk", S("a")) || cond::exists("sk")) && cond::exists("pk"), keys));
+  EXPECT_FALSE(names_only_key_attributes(cond::exists("v"), keys));
+  EXPECT_FALSE(names_only_key_attributes(cond::exists("pk") && cond::eq("v", N(1)), keys));
+  EXPECT_FALSE(names_only_key_attributes(!cond::exists("v"), keys));
+  const KeySchema hash_only{{"pk", KeyType::S}, std::nullopt};
+  EXPECT_FALSE(names_only_key_attributes(cond::exists("sk"), hash_only));
 }
 
 TEST(EvaluateTest, NotWithoutExactlyOneOperandIsRejected) {
