@@ -33,6 +33,18 @@ TotalState total_state(const table::Item& item) {
           fields.integer_or_zero(kMaterializedCount)};
 }
 
+// The Total as a consistent point read of the base table sees it (zeros
+// before the first materialization).
+TotalState read_total(table::Engine& engine, const schema::TableSchema& schema,
+                      const LedgerKeys& keys, const Ledger& ledger) {
+  table::GetRequest get;
+  get.table = schema.table_name();
+  get.key = schema.physical_key(keys.total(ledger));
+  get.consistent_read = true;
+  const std::optional<table::Item> item = engine.get(get);
+  return item ? total_state(*item) : TotalState{};
+}
+
 bool failed(const std::vector<CancellationReason>& reasons, std::size_t index) {
   return index < reasons.size() && reasons[index].code == "ConditionalCheckFailed";
 }
@@ -104,7 +116,6 @@ void add_root_item(const schema::TableSchema& schema, const LedgerKeys& keys,
     root.total_bytes = total.bytes;
     root.total_version = total.version;
     root.materialized_count = total.materialized_count;
-    root.total_stored = true;
   } else if (r == keys.scheme().compose({{"kind", "Quota"}})) {
     root.quota_bytes = fields.integer("as_limit_bytes");
   }
@@ -114,12 +125,7 @@ Totals::Totals(table::Engine& engine, const schema::TableSchema& schema)
     : engine_(engine), schema_(schema), keys_(schema.keys()) {}
 
 std::int64_t Totals::bytes_used(const Ledger& ledger) const {
-  table::GetRequest request;
-  request.table = schema_.table_name();
-  request.key = schema_.physical_key(keys_.total(ledger));
-  request.consistent_read = true;
-  std::optional<table::Item> item = engine_.get(request);
-  return item ? total_state(*item).bytes : 0;
+  return read_total(engine_, schema_, keys_, ledger).bytes;
 }
 
 std::int64_t Totals::bytes_used_exact(const Ledger& ledger) const {
@@ -127,13 +133,28 @@ std::int64_t Totals::bytes_used_exact(const Ledger& ledger) const {
 }
 
 LedgerRoot Totals::read_root(const Ledger& ledger) const {
-  LedgerRoot root;
-  for_each_item(engine_, schema_.listing_query(keys_.root_partition(ledger), ""),
-                [&](const table::Item& item) {
-                  add_root_item(schema_, keys_, item, root);
-                  return true;
-                });
-  return root;
+  for (int attempt = 0; attempt < kMaxRootReads; ++attempt) {
+    const TotalState before = read_total(engine_, schema_, keys_, ledger);
+    LedgerRoot root;
+    for_each_item(engine_, schema_.listing_query(keys_.root_partition(ledger), ""),
+                  [&](const table::Item& item) {
+                    add_root_item(schema_, keys_, item, root);
+                    return true;
+                  });
+    const TotalState after = read_total(engine_, schema_, keys_, ledger);
+    if (after.version != before.version) continue;
+    // The query's own copy of the Total may be older or newer than its
+    // pending entries; the one read after them is the Total they go with.
+    root.total_bytes = after.bytes;
+    root.total_version = after.version;
+    root.materialized_count = after.materialized_count;
+    return root;
+  }
+  throw Error(ErrorCode::TransactionCanceled,
+              "the total of " + ledger.describe() + " changed during each of " +
+                  std::to_string(kMaxRootReads) +
+                  " reads of its pending entries (materializations kept committing); "
+                  "retry later");
 }
 
 MaterializeResult Totals::materialize(const Ledger& ledger) const {
@@ -143,12 +164,7 @@ MaterializeResult Totals::materialize(const Ledger& ledger) const {
   // moved them); Mode B's index may list them for a while yet.
   std::set<std::string> gone;
   for (;;) {
-    table::GetRequest get;
-    get.table = schema_.table_name();
-    get.key = schema_.physical_key(keys_.total(ledger));
-    get.consistent_read = true;
-    const std::optional<table::Item> total_item = engine_.get(get);
-    TotalState total = total_item ? total_state(*total_item) : TotalState{};
+    TotalState total = read_total(engine_, schema_, keys_, ledger);
 
     std::vector<table::Item> pending;
     table::QueryRequest query =

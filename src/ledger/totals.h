@@ -3,8 +3,15 @@
 // entries into the snapshot (DESIGN §5.2).
 //
 //   bytes_used        one consistent point read of the Total item
-//   bytes_used_exact  one query of the ledger's root partition (Total +
-//                     pending entries, and the quota); no writes
+//   bytes_used_exact  one query of the ledger's root partition (pending
+//                     entries and the quota) between two point reads of the
+//                     Total; no writes. A query is no snapshot (DynamoDB
+//                     reads a page item by item, the embedded engines page
+//                     by page), so a materialization committing during it
+//                     could show an entry both pending and in the Total, or
+//                     in neither. The same Total version before and after
+//                     the query rules that out (every materialization and
+//                     repair raises it); otherwise the read is repeated.
 //   materialize       per batch of at most 49 pending entries, ONE
 //                     transaction conditioned on the Total's version: the
 //                     Total gains their sum, each pending entry is deleted
@@ -48,6 +55,9 @@ namespace stowage::ledger {
 inline constexpr std::size_t kMaterializeBatch = 49;
 // Batches read with one query and committed as one sequence.
 inline constexpr std::size_t kMaterializeSequence = 10;
+// Reads of a root partition before read_root gives up on a Total that
+// changes during every one.
+inline constexpr int kMaxRootReads = 20;
 
 struct PendingDelta {
   std::string entry_id;
@@ -59,7 +69,6 @@ struct LedgerRoot {
   std::int64_t total_bytes = 0;       // the snapshot (0 before the first materialization)
   std::int64_t total_version = 0;     // +1 per materialization or repair
   std::int64_t materialized_count = 0;
-  bool total_stored = false;
   std::vector<PendingDelta> pending;  // in entry id order
   std::optional<std::int64_t> quota_bytes;
 
@@ -80,7 +89,10 @@ class Totals {
 
   std::int64_t bytes_used(const Ledger& ledger) const;
   std::int64_t bytes_used_exact(const Ledger& ledger) const;
-  // The whole root partition, all pages of one query.
+  // The pending entries and the quota of the root partition, all pages of
+  // one query, with the Total they go with (see bytes_used_exact). Throws
+  // Error(TransactionCanceled) when the Total changed during each of
+  // kMaxRootReads reads.
   LedgerRoot read_root(const Ledger& ledger) const;
 
   // Moves pending entries into the Total, sequence after sequence, until a
@@ -96,8 +108,9 @@ class Totals {
   LedgerKeys keys_;
 };
 
-// Decodes the Total and pending items of a root partition query (shared
-// with reconcile, which reads the partition twice around its scan).
+// Adds one item of a ledger's root partition (its Total, a pending entry or
+// its quota) to `root`: read_root's decoding, shared with checks that read
+// the whole table.
 void add_root_item(const schema::TableSchema& schema, const LedgerKeys& keys,
                    const table::Item& item, LedgerRoot& root);
 

@@ -44,6 +44,11 @@ void FaultInjectingEngine::set_before_write_hook(WriteHook hook) {
   hook_ = std::move(hook);
 }
 
+void FaultInjectingEngine::set_after_query_hook(QueryHook hook) {
+  std::lock_guard lock(mutex_);
+  query_hook_ = std::move(hook);
+}
+
 FaultCounts FaultInjectingEngine::injected() const {
   FaultCounts counts;
   counts.throttle = throttles_.load();
@@ -168,7 +173,14 @@ std::optional<Item> FaultInjectingEngine::update(const UpdateRequest& request) {
 }
 
 QueryResult FaultInjectingEngine::query(const QueryRequest& request) {
-  return inject("query", false, 0, [&] { return inner_->query(request); });
+  QueryResult result = inject("query", false, 0, [&] { return inner_->query(request); });
+  QueryHook hook;
+  {
+    std::lock_guard lock(mutex_);
+    hook = query_hook_;
+  }
+  if (hook) hook(request);
+  return result;
 }
 
 QueryResult FaultInjectingEngine::scan(const ScanRequest& request) {

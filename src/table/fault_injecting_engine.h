@@ -21,7 +21,9 @@
 //
 // A write hook runs before every write reaches the inner engine, outside any
 // lock, so a test can hold a commit (block in the hook) while another thread
-// acts.
+// acts. A query hook runs after every query answered by the inner engine,
+// before the caller sees the answer, so a test can commit a write in the
+// middle of a read made of several requests.
 //
 // Thread safety: safe for concurrent use; the generator and the hook are
 // guarded by a mutex, the counters are atomic.
@@ -76,8 +78,11 @@ class FaultInjectingEngine : public Engine {
   // their sum exceeds 1.
   FaultInjectingEngine(std::shared_ptr<Engine> inner, FaultOptions options);
 
+  using QueryHook = std::function<void(const QueryRequest& request)>;
+
   // An empty hook removes it.
   void set_before_write_hook(WriteHook hook);
+  void set_after_query_hook(QueryHook hook);
   FaultCounts injected() const;
 
   void create_table(const TableDescription& description) override;
@@ -115,6 +120,7 @@ class FaultInjectingEngine : public Engine {
   mutable std::mutex mutex_;
   std::mt19937_64 random_;   // guarded by mutex_
   WriteHook hook_;           // guarded by mutex_
+  QueryHook query_hook_;     // guarded by mutex_
   std::uint64_t faults_ = 0; // guarded by mutex_; for max_faults
 
   std::atomic<std::uint64_t> throttles_{0};

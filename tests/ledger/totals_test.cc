@@ -147,7 +147,82 @@ TEST_P(TotalsTest, MultiAttachmentChangeWritesOneEntryPerLedger) {
   EXPECT_EQ(table_.totals().bytes_used_exact(kAccount), 194);
 }
 
+TEST_P(TotalsTest, MaterializeTakesMoreThanOneReadOfPendingEntries) {
+  if (GetParam() == "dynamodb") GTEST_SKIP() << "moto copies the table per action: too slow";
+  const OwnerRecord card = owner("1");
+  const std::size_t entries = kMaterializeBatch * kMaterializeSequence * 2 + 7;
+  for (std::size_t i = 0; i < entries; ++i) table_.attach(card, 3);
+  const Totals totals = table_.totals();
+  const MaterializeResult result = totals.materialize(kAccount);
+  EXPECT_EQ(result.entries, entries);
+  EXPECT_EQ(totals.bytes_used(kAccount), static_cast<std::int64_t>(3 * entries));
+  EXPECT_TRUE(totals.read_root(kAccount).pending.empty());
+  EXPECT_EQ(table_.sum_of_entries(kAccount), static_cast<std::int64_t>(3 * entries));
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, TotalsTest,
+                         ::testing::ValuesIn(stowage::testing::engine_names()),
+                         [](const auto& info) { return info.param; });
+
+// An exact read is a query between two reads of the Total; a
+// materialization that commits in the middle of it must leave each entry
+// counted once, whether it lands between the query's pages or after them.
+class ExactReadTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  ExactReadTest()
+      : faulty_(std::make_shared<table::FaultInjectingEngine>(
+            stowage::testing::make_engine(GetParam()), table::FaultOptions{})),
+        table_(faulty_) {
+    assign_owner(table_.engine(), table_.schema(), card_, {"acct-1", "board-1"});
+  }
+
+  // Materializes the account once, right after the `nth` query answered.
+  void materialize_after_query(int nth) {
+    // The engine copies the hook for each call, so the count lives outside.
+    auto seen = std::make_shared<std::atomic<int>>(0);
+    faulty_->set_after_query_hook([this, nth, seen](const table::QueryRequest&) {
+      if (++*seen == nth) table_.totals().materialize(kAccount);
+    });
+  }
+
+  const OwnerRecord card_{"Card", "1"};
+  std::shared_ptr<table::FaultInjectingEngine> faulty_;
+  LedgerTable table_;
+};
+
+TEST_P(ExactReadTest, AMaterializationAfterTheQueryIsCountedOnce) {
+  for (int bytes : {10, 20, 30}) table_.attach(card_, bytes);
+  const Totals totals = table_.totals();
+  materialize_after_query(1);
+  EXPECT_EQ(totals.bytes_used_exact(kAccount), 60);
+  faulty_->set_after_query_hook({});
+  EXPECT_EQ(totals.bytes_used(kAccount), 60);  // the materialization did commit
+  EXPECT_TRUE(totals.read_root(kAccount).pending.empty());
+}
+
+TEST_P(ExactReadTest, AMaterializationBetweenPagesIsCountedOnce) {
+  if (GetParam() == "dynamodb") GTEST_SKIP() << "moto copies the table per action: too slow";
+  // Entries of 49 attachments list 98 ids each: 400 of them fill more than
+  // one 1 MB page.
+  std::int64_t written = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<TestAttachment> rows;
+    for (int j = 0; j < 49; ++j) rows.push_back(table_.make_attachment(card_, 1));
+    table_.attach(rows);
+    written += 49;
+  }
+  const Totals totals = table_.totals();
+  std::size_t pages = 0;
+  faulty_->set_after_query_hook([&](const table::QueryRequest&) { ++pages; });
+  EXPECT_EQ(totals.bytes_used_exact(kAccount), written);
+  ASSERT_GT(pages, 1u) << "the pending entries fit in one page; the case needs two";
+  materialize_after_query(1);
+  EXPECT_EQ(totals.bytes_used_exact(kAccount), written);
+  faulty_->set_after_query_hook({});
+  EXPECT_EQ(totals.bytes_used(kAccount), written);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, ExactReadTest,
                          ::testing::ValuesIn(stowage::testing::engine_names()),
                          [](const auto& info) { return info.param; });
 
