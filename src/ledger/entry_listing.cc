@@ -1,6 +1,7 @@
 #include "ledger/entry_listing.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -49,27 +50,33 @@ std::vector<ListedEntry> list_entries(table::Engine& engine, const schema::Table
     throw Error::validation("an entry listing ends (" + iso8601_utc_micros(*until) +
                             ") before it starts (" + iso8601_utc_micros(*since) + ")");
   }
-  std::vector<ListedEntry> listed;
-  for_each_item(engine, permanent_entries(schema, ledger, since, until),
-                [&](const table::Item& item) {
-                  listed.push_back({entry_from_item(item), false});
-                  return true;
-                });
-  // Pending entries are few (materialization drains them), so their range
-  // is checked on created_at: ISO-8601 strings with microseconds sort in
-  // time order.
+  // Pending entries first: one that a materialization moves between the
+  // two queries is then read twice (and kept as permanent), never missed.
+  // They are few (materialization drains them), so their range is checked
+  // on created_at: ISO-8601 strings with microseconds sort in time order.
   const std::string from = since ? iso8601_utc_micros(*since) : "";
   const std::optional<std::string> to =
       until ? std::optional(iso8601_utc_micros(*until)) : std::nullopt;
   const LedgerKeys keys(schema.keys());
+  std::map<std::string, LedgerEntry> pending;
   for_each_item(engine, schema.listing_query(keys.root_partition(ledger), keys.pending_prefix()),
                 [&](const table::Item& item) {
                   LedgerEntry entry = entry_from_item(item);
                   if (entry.created_at >= from && (!to || entry.created_at <= *to)) {
-                    listed.push_back({std::move(entry), true});
+                    std::string id = entry.id;
+                    pending.emplace(std::move(id), std::move(entry));
                   }
                   return true;
                 });
+  std::vector<ListedEntry> listed;
+  for_each_item(engine, permanent_entries(schema, ledger, since, until),
+                [&](const table::Item& item) {
+                  LedgerEntry entry = entry_from_item(item);
+                  pending.erase(entry.id);
+                  listed.push_back({std::move(entry), false});
+                  return true;
+                });
+  for (auto& [id, entry] : pending) listed.push_back({std::move(entry), true});
   std::stable_sort(listed.begin(), listed.end(), [](const ListedEntry& a, const ListedEntry& b) {
     return a.entry.id < b.entry.id;
   });

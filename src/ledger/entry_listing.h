@@ -2,9 +2,11 @@
 // a board's audit trail over a time range, and the set of ledgers a table
 // holds (for maintenance that walks them all).
 //
-//   list_entries   one paged query of the permanent partition (the time
-//                  range is a key condition: entry ids are UUID v7) and one
-//                  of the pending entries in the root partition
+//   list_entries   one paged query of the pending entries in the root
+//                  partition, then one of the permanent partition (the time
+//                  range is a key condition: entry ids are UUID v7); an
+//                  entry materialized in between is listed once, as
+//                  permanent
 //   find_ledgers   a paged Scan of the whole table: every account and board
 //                  that some entry names. It costs a read of every item, so
 //                  it is for operators' tools, never for a request path.

@@ -44,9 +44,20 @@ std::vector<UsagePoint> usage_series(table::Engine& engine, const schema::TableS
     throw Error::validation("a usage series ends (" + iso8601_utc_micros(to) +
                             ") before it starts (" + iso8601_utc_micros(from) + ")");
   }
+  // Counted before any is built, so a tiny step over a long range is
+  // refused rather than exhausting memory (or overflowing t near the end
+  // of time).
+  const auto count = (to - from) / step + 1;
+  if (count > kMaxSeriesPoints) {
+    throw Error::validation("a usage series from " + iso8601_utc_micros(from) + " to " +
+                            iso8601_utc_micros(to) + " every " + std::to_string(step.count()) +
+                            " microseconds has " + std::to_string(count) + " points; at most " +
+                            std::to_string(kMaxSeriesPoints) + ": use a longer step");
+  }
   std::vector<UsagePoint> points;
   std::vector<std::string> stamps;  // ISO-8601 strings sort in time order
-  for (auto t = from; t <= to; t += step) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto t = from + i * step;
     points.push_back({t, 0});
     stamps.push_back(iso8601_utc_micros(t));
   }

@@ -27,9 +27,13 @@ struct UsagePoint {
 std::int64_t usage_at(table::Engine& engine, const schema::TableSchema& schema,
                       const Ledger& ledger, std::chrono::system_clock::time_point time);
 
+// The most points one usage series returns.
+inline constexpr std::int64_t kMaxSeriesPoints = 100'000;
+
 // Usage at from, from + step, ... up to and including the last point not
 // after `to`; one paged query. Throws Error(ValidationError) when step is
-// not positive or to < from.
+// not positive, to < from, or the series would have more than
+// kMaxSeriesPoints points.
 std::vector<UsagePoint> usage_series(table::Engine& engine, const schema::TableSchema& schema,
                                      const Ledger& ledger,
                                      std::chrono::system_clock::time_point from,

@@ -91,7 +91,9 @@ void Quotas::check(const OwnerContext& context, std::int64_t delta_bytes) const 
     const std::optional<std::int64_t> limit_bytes = cached_limit(ledger);
     if (!limit_bytes) continue;
     const std::int64_t used = totals.bytes_used_exact(ledger);
-    if (used + delta_bytes <= *limit_bytes) continue;
+    // Compared without forming used + delta_bytes, which a huge declared
+    // size could overflow.
+    if (delta_bytes <= *limit_bytes - used) continue;
     throw Error(ErrorCode::QuotaExceeded,
                 ledger.describe() + " uses " + std::to_string(used) + " of its " +
                     std::to_string(*limit_bytes) + " bytes; adding " +

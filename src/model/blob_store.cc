@@ -263,6 +263,11 @@ Blob BlobStore::create_before_direct_upload(DirectUploadInput input) {
                             "\" is not the base64 MD5 of the file (24 "
                             "characters encoding 16 bytes)");
   }
+  if (input.byte_size > kMaxBlobBytes) {
+    throw Error::validation("declared size " + std::to_string(input.byte_size) +
+                            " bytes is over the largest blob, " +
+                            std::to_string(kMaxBlobBytes) + " bytes (5 TiB)");
+  }
   const auto now = std::chrono::system_clock::now();
   Blob blob;
   blob.id = uuid_v4();

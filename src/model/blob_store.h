@@ -58,6 +58,10 @@ struct BlobInput {
   std::string service_name;  // empty: the default service
 };
 
+// The largest blob a client may declare: S3's object size limit. It also
+// keeps every byte count the ledger sums far inside 64 bits.
+inline constexpr std::uint64_t kMaxBlobBytes = std::uint64_t{5} << 40;  // 5 TiB
+
 // A blob whose bytes the client will upload itself (Active Storage's
 // create_before_direct_upload). Its content type is the declared one until
 // the blob is analyzed (BlobStore::analyze), which its metadata says
@@ -92,7 +96,8 @@ class BlobStore {
   Blob create_and_upload(service::ByteSource& source, BlobInput input);
 
   // Writes the blob item of a direct upload; no bytes move. Throws
-  // Error(ValidationError) unless the checksum is base64 of 16 bytes.
+  // Error(ValidationError) unless the checksum is base64 of 16 bytes and the
+  // declared size is at most kMaxBlobBytes.
   Blob create_before_direct_upload(DirectUploadInput input);
 
   // Consistent read. Throws Error(RecordNotFound) naming the id.

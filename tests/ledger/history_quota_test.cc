@@ -3,14 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <thread>
 
+#include "ledger/entry_listing.h"
 #include "ledger/history.h"
 #include "ledger/ledger_test_util.h"
 #include "ledger/quota.h"
 #include "ledger/totals.h"
 #include "ledger/transfer.h"
 #include "table/counting_engine.h"
+#include "table/fault_injecting_engine.h"
 
 namespace stowage::ledger {
 namespace {
@@ -61,6 +65,17 @@ TEST_P(HistoryQuotaTest, UsageAtATimeAndASeriesFromPermanentEntries) {
   EXPECT_EQ(series[0].bytes, 100);
   EXPECT_EQ(series[1].bytes, 120);
   EXPECT_EQ(series[0].time, t1);
+  EXPECT_EQ(series[2].time, t1 + 2 * step);
+  EXPECT_EQ(series[2].bytes,
+            usage_at(table_.engine(), table_.schema(), kAccount, series[2].time));
+  EXPECT_GE(series[2].bytes, 120);
+  try {
+    usage_series(table_.engine(), table_.schema(), kAccount, t0, t0 + std::chrono::hours(24 * 365),
+                 microseconds(1));
+    FAIL() << "a series of 3e13 points was built";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ErrorCode::ValidationError);
+  }
   EXPECT_THROW(usage_series(table_.engine(), table_.schema(), kAccount, t1, t0, step), Error);
   EXPECT_THROW(usage_series(table_.engine(), table_.schema(), kAccount, t0, t1, microseconds(0)),
                Error);
@@ -139,6 +154,31 @@ TEST_P(HistoryQuotaTest, TheLimitCacheSavesReadsAndBoundsStaleness) {
   tracked.set_limit(kAccount, std::nullopt);
   EXPECT_NO_THROW(tracked.check(context, 1'000'000));
   EXPECT_THROW(Quotas(table_.engine(), table_.schema(), {std::chrono::milliseconds(-1)}), Error);
+}
+
+// list_entries reads the pending entries, then the permanent ones: an
+// entry a materialization moves in between is listed once, as permanent.
+TEST_P(HistoryQuotaTest, AnEntryMaterializedDuringAListingIsListedOnce) {
+  auto faulty = std::make_shared<table::FaultInjectingEngine>(
+      stowage::testing::make_engine(GetParam()), table::FaultOptions{});
+  LedgerTable table(faulty);
+  assign_owner(table.engine(), table.schema(), card_, {"acct", "board"});
+  table.attach(card_, 5);
+  table.totals().materialize(kAccount);
+  table.attach(card_, 7);
+  auto queries = std::make_shared<std::atomic<int>>(0);
+  faulty->set_after_query_hook([&table, queries](const table::QueryRequest&) {
+    if (++*queries == 1) table.totals().materialize(kAccount);
+  });
+  const std::vector<ListedEntry> listed =
+      list_entries(table.engine(), table.schema(), kAccount, std::nullopt, std::nullopt);
+  faulty->set_after_query_hook({});
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].entry.delta_bytes, 5);
+  EXPECT_EQ(listed[1].entry.delta_bytes, 7);
+  EXPECT_FALSE(listed[0].pending);
+  EXPECT_FALSE(listed[1].pending);  // materialized by the hook
+  EXPECT_TRUE(table.totals().read_root(kAccount).pending.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, HistoryQuotaTest,

@@ -1,5 +1,6 @@
 #include "model/blob_store.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -165,6 +166,19 @@ TEST_P(BlobStoreTest, DirectUploadStripsProtectedMetadata) {
   } catch (const Error& error) {
     EXPECT_EQ(error.code(), ErrorCode::ValidationError);
   }
+  // A size past 2^63 would turn negative in the ledger's signed sums.
+  for (const std::uint64_t declared : {kMaxBlobBytes + 1, std::uint64_t{1} << 63}) {
+    try {
+      store_->create_before_direct_upload(
+          DirectUploadInput{"huge.bin", declared, checksum, "", {}, ""});
+      FAIL() << declared;
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ErrorCode::ValidationError);
+      EXPECT_THAT(error.what(), ::testing::HasSubstr("over the largest blob"));
+    }
+  }
+  EXPECT_NO_THROW(store_->create_before_direct_upload(
+      DirectUploadInput{"large.bin", kMaxBlobBytes, checksum, "", {}, ""}));
 }
 
 TEST_P(BlobStoreTest, UpdateMetadataNeverRecreatesAPurgedBlob) {
