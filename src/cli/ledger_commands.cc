@@ -179,6 +179,9 @@ void reconcile(const ConfigOptions& options, const Arguments& arguments) {
     throw Error::io("writers kept changing " + ledger.describe() +
                     " during every scan; nothing was repaired, try again when it is quieter");
   }
+  if (!report.repair_refused.empty()) {
+    throw Error::io("nothing was repaired: " + report.repair_refused);
+  }
   if (report.drift() != 0 && !arguments.repair) {
     std::cerr << "stowage: " << ledger.describe()
               << " drifts; --repair writes a reconcile entry for the difference\n";

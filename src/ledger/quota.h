@@ -30,6 +30,11 @@
 //   3. A limit set, changed or removed elsewhere (another instance or
 //      process) takes effect in this instance's checks at most cache_time
 //      after it was written; until then they use the limit read before.
+//   4. Mode B: the exact usage a check reads lists pending entries through
+//      the index, which is eventually consistent, so 1 and 2 hold for the
+//      changes the index has caught up with; a change checked right after
+//      another may not see it yet (the overshoot is then at most the
+//      deltas the index did not show).
 // limit() always reads the table (one point read) and refreshes the cache.
 //
 // Thread safety: safe for concurrent use; the engine and schema must outlive it.

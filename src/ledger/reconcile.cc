@@ -155,6 +155,13 @@ ReconcileReport reconcile(table::Engine& engine, const schema::TableSchema& sche
     if (!same_cut(before, after)) continue;
     report.settled = true;
     if (!options.repair || report.drift() == 0) return report;
+    if (schema.mode() == table::KeyLayout::ModeB && !after.pending.empty()) {
+      report.repair_refused =
+          "Mode B reads pending entries through the index, which may still list entries a "
+          "materialization has moved into the total: materialize " + ledger.describe() +
+          " and reconcile again once writers are quiet";
+      return report;
+    }
     if (repair(engine, schema, ledger, after, report.drift(), options)) {
       report.repaired = true;
       return report;

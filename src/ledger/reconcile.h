@@ -28,7 +28,10 @@
 // changes real and ledger bytes together), so a repair racing them is
 // still right. Mode B: attachment and index listings read the GSI, so a
 // report is only as fresh as the index; repair there only when writers are
-// quiet.
+// quiet. While the index lists pending entries of the ledger, a repair is
+// refused (repair_refused says why): the index may still list an entry
+// that a materialization has already added to the Total (the Total is read
+// on the base table), which would make a drift that is not there.
 //
 // Thread safety: safe for concurrent use as the engine is.
 #pragma once
@@ -65,6 +68,7 @@ struct ReconcileReport {
   std::size_t attachments = 0;
   bool settled = false;
   bool repaired = false;  // a reconcile entry was written
+  std::string repair_refused;  // why a repair asked for was not written
 
   std::int64_t drift() const { return real_bytes - exact_bytes; }
   std::int64_t total_drift() const { return ledger_bytes - exact_bytes; }
