@@ -15,6 +15,10 @@
 // board it read (tracked_change.h), so it can never be counted on the
 // ledger the owner just left. At most 1 + 4 + 4 actions.
 //
+// Quotas (quota.h) do not refuse a transfer: it moves bytes already stored,
+// as moving a card to another board must always work. The new ledger may
+// end over its limit; its next attach that adds bytes is then refused.
+//
 // Setting what is already set writes nothing. Safe to run twice.
 //
 // Thread safety: safe for concurrent use as the engine is.

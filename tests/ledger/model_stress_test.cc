@@ -184,6 +184,13 @@ TEST_P(ModelLedgerStressTest, EveryLedgerIsExactAfterConcurrentChangesTransfersA
             << faulty->injected().total() << "\n";
   EXPECT_THAT(workload.unexpected(), IsEmpty());
   EXPECT_GT(outcomes["ok"], kThreads * operations_per_thread / 2);
+  // Every kind of fault asked for was injected at least once.
+  const table::FaultCounts injected = faulty->injected();
+  EXPECT_GT(injected.throttle, 0u);
+  EXPECT_GT(injected.server_error, 0u);
+  EXPECT_GT(injected.conflict, 0u);
+  EXPECT_GT(injected.timeout_before, 0u);
+  if (!on_moto) EXPECT_GT(injected.timeout_after, 0u);
 
   // Settle without faults: the jobs (the clock an hour ahead, past every
   // lease and backoff), then a final materialization of every ledger.
