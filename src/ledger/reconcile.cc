@@ -41,7 +41,8 @@ class Scan {
       : engine_(engine), schema_(schema), ledger_(ledger), keys_(schema.keys()) {}
 
   // Real and ledger bytes as the table holds them now (not yet a cut).
-  void run(ReconcileReport& report, const ReconcileOptions& options) const {
+  // False when an owner changed during each of max_attempts reads of it.
+  bool run(ReconcileReport& report, const ReconcileOptions& options) const {
     // The index is read whole first so that progress has a denominator.
     std::vector<OwnerRecord> owners;
     for_each_item(engine_, schema_.listing_query(keys_.owners_partition(ledger_), ""),
@@ -52,7 +53,7 @@ class Scan {
                     return true;
                   });
     for (std::size_t i = 0; i < owners.size(); ++i) {
-      add_owner(owners[i], report);
+      if (!add_owner(owners[i], report, options.max_attempts)) return false;
       if (options.on_owner) options.on_owner(i + 1, owners.size());
     }
     for_each_item(engine_, schema_.listing_query(keys_.entries_partition(ledger_), ""),
@@ -60,16 +61,19 @@ class Scan {
                     report.ledger_bytes += entry_delta(item);
                     return true;
                   });
+    return true;
   }
 
  private:
   // The owner's tracked bytes at one version of its context, when that
   // version names this ledger. The context is read before and after its
   // attachments: equal versions mean no tracked change or transfer of the
-  // owner committed in between (each bumps the version).
-  void add_owner(const OwnerRecord& owner, ReconcileReport& report) const {
+  // owner committed in between (each bumps the version). False when the
+  // versions differed each of `attempts` times.
+  bool add_owner(const OwnerRecord& owner, ReconcileReport& report,
+                 std::size_t attempts) const {
     const schema::KeyScheme& keys = schema_.keys();
-    for (;;) {
+    for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
       const OwnerContext before = read_owner_context(engine_, schema_, owner);
       std::int64_t bytes = 0;
       std::size_t attachments = 0;
@@ -87,12 +91,13 @@ class Scan {
           });
       const OwnerContext after = read_owner_context(engine_, schema_, owner);
       if (after.version != before.version) continue;
-      if (!names(after, ledger_)) return;
+      if (!names(after, ledger_)) return true;
       ++report.owners;
       report.real_bytes += bytes;
       report.attachments += attachments;
-      return;
+      return true;
     }
+    return false;
   }
 
   table::Engine& engine_;
@@ -148,11 +153,11 @@ ReconcileReport reconcile(table::Engine& engine, const schema::TableSchema& sche
   for (std::size_t attempt = 0; attempt < options.max_attempts; ++attempt) {
     const LedgerRoot before = totals.read_root(ledger);
     report = ReconcileReport{};
-    scan.run(report, options);
+    const bool owners_settled = scan.run(report, options);
     const LedgerRoot after = totals.read_root(ledger);
     report.ledger_bytes += before.pending_bytes();
     report.exact_bytes = before.exact_bytes();
-    if (!same_cut(before, after)) continue;
+    if (!owners_settled || !same_cut(before, after)) continue;
     report.settled = true;
     if (!options.repair || report.drift() == 0) return report;
     if (schema.mode() == table::KeyLayout::ModeB && !after.pending.empty()) {

@@ -18,8 +18,9 @@
 // this ledger moved during the scan. Each owner's attachments are read
 // between two reads of its context that agree on its version (so an owner
 // with no bytes that moves away and then gains some is counted as it was).
-// A scan that sees a change is retried (up to max_attempts); if none is
-// quiet the report says settled = false and nothing is repaired.
+// A scan that sees a change is retried (up to max_attempts, which also
+// bounds the reads of one owner); if none is quiet the report says
+// settled = false and nothing is repaired.
 //
 // Repair writes one pending `reconcile` entry of delta = drift, in one
 // transaction with an ADD of the Total's version conditioned on the version

@@ -14,6 +14,7 @@
 #include "ledger/ledger_test_util.h"
 #include "ledger/totals.h"
 #include "ledger/transfer.h"
+#include "table/fault_injecting_engine.h"
 
 namespace stowage::ledger {
 namespace {
@@ -160,6 +161,34 @@ TEST_P(ReconcileTest, AScanThatNeverSettlesRepairsNothing) {
 INSTANTIATE_TEST_SUITE_P(Engines, ReconcileTest,
                          ::testing::ValuesIn(stowage::testing::engine_names()),
                          [](const auto& info) { return info.param; });
+
+// An owner that changes between the two reads of its context every time:
+// the scan gives up on it after max_attempts reads instead of looping.
+TEST(ReconcileBusyOwner, GivesUpAfterMaxAttemptsAndRepairsNothing) {
+  auto faulty = std::make_shared<table::FaultInjectingEngine>(
+      stowage::testing::make_engine("sqlite"), table::FaultOptions{});
+  LedgerTable table(faulty);
+  const OwnerRecord card{"Card", "1"};
+  assign_owner(table.engine(), table.schema(), card, {"acct", "board"});
+  table.attach(card, 100);
+  table.put_untracked_by_ledger(table.make_attachment(card, 30));  // a real drift
+  const std::string owner_partition = table.schema().keys().owner_partition("Card", "1");
+  auto attaches = std::make_shared<std::atomic<int>>(0);
+  faulty->set_after_query_hook([&, attaches](const table::QueryRequest& request) {
+    // The scan lists the owner's attachments between two context reads.
+    if (request.hash_value == table::Value::string(owner_partition) && *attaches < 100) {
+      ++*attaches;
+      table.attach(card, 1);
+    }
+  });
+  const ReconcileReport report =
+      reconcile(table.engine(), table.schema(), kAccount, {.repair = true, .max_attempts = 3});
+  faulty->set_after_query_hook({});
+  EXPECT_FALSE(report.settled);
+  EXPECT_FALSE(report.repaired);
+  EXPECT_EQ(*attaches, 9);  // 3 scans, each giving up after 3 reads of the owner
+  EXPECT_EQ(table.totals().bytes_used_exact(kAccount), 109);  // no reconcile entry
+}
 
 TEST(ReconcileModeB, RefusesToRepairWhileTheIndexListsPendingEntries) {
   LedgerTable table(stowage::testing::make_engine("memory"), table::KeyLayout::ModeB);
