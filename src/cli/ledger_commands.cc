@@ -165,6 +165,10 @@ void reconcile(const ConfigOptions& options, const Arguments& arguments) {
     };
     report = stowage.reconcile(ledger, reconcile_options);
   }
+  if (!report.settled) {
+    throw Error::io("writers kept changing " + ledger.describe() +
+                    " during every scan; nothing was repaired, try again when it is quieter");
+  }
   print_fields({{"ledger", ledger.describe()},
                 {"owners", std::to_string(report.owners)},
                 {"attachments", std::to_string(report.attachments)},
@@ -175,10 +179,6 @@ void reconcile(const ConfigOptions& options, const Arguments& arguments) {
                 {"total_drift", std::to_string(report.total_drift())},
                 {"settled", report.settled ? "true" : "false"},
                 {"repaired", report.repaired ? "true" : "false"}});
-  if (!report.settled) {
-    throw Error::io("writers kept changing " + ledger.describe() +
-                    " during every scan; nothing was repaired, try again when it is quieter");
-  }
   if (!report.repair_refused.empty()) {
     throw Error::io("nothing was repaired: " + report.repair_refused);
   }

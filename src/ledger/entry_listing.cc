@@ -51,7 +51,8 @@ std::vector<ListedEntry> list_entries(table::Engine& engine, const schema::Table
                             ") before it starts (" + iso8601_utc_micros(*since) + ")");
   }
   // Pending entries first: one that a materialization moves between the
-  // two queries is then read twice (and kept as permanent), never missed.
+  // two queries is then read twice (and kept as permanent), never missed
+  // (in Mode A; Mode B's index may list the move late on either side).
   // They are few (materialization drains them), so their range is checked
   // on created_at: ISO-8601 strings with microseconds sort in time order.
   const std::string from = since ? iso8601_utc_micros(*since) : "";
@@ -63,8 +64,7 @@ std::vector<ListedEntry> list_entries(table::Engine& engine, const schema::Table
                 [&](const table::Item& item) {
                   LedgerEntry entry = entry_from_item(item);
                   if (entry.created_at >= from && (!to || entry.created_at <= *to)) {
-                    std::string id = entry.id;
-                    pending.emplace(std::move(id), std::move(entry));
+                    pending.try_emplace(entry.id, std::move(entry));
                   }
                   return true;
                 });

@@ -1,5 +1,6 @@
 #include "ledger/reconcile.h"
 
+#include <optional>
 #include <vector>
 
 #include "common/clock.h"
@@ -26,6 +27,17 @@ bool same_cut(const LedgerRoot& a, const LedgerRoot& b) {
     if (a.pending[i].entry_id != b.pending[i].entry_id) return false;
   }
   return true;
+}
+
+// The root partition, or nullopt when materializations kept moving its
+// Total during every read (read_root gave up): not a quiet moment either.
+std::optional<LedgerRoot> quiet_root(const Totals& totals, const Ledger& ledger) {
+  try {
+    return totals.read_root(ledger);
+  } catch (const Error& error) {
+    if (error.code() != ErrorCode::TransactionCanceled) throw;
+    return std::nullopt;
+  }
 }
 
 bool names(const OwnerContext& context, const Ledger& ledger) {
@@ -151,23 +163,24 @@ ReconcileReport reconcile(table::Engine& engine, const schema::TableSchema& sche
   const Scan scan(engine, schema, ledger);
   ReconcileReport report;
   for (std::size_t attempt = 0; attempt < options.max_attempts; ++attempt) {
-    const LedgerRoot before = totals.read_root(ledger);
+    const std::optional<LedgerRoot> before = quiet_root(totals, ledger);
+    if (!before) continue;
     report = ReconcileReport{};
     const bool owners_settled = scan.run(report, options);
-    const LedgerRoot after = totals.read_root(ledger);
-    report.ledger_bytes += before.pending_bytes();
-    report.exact_bytes = before.exact_bytes();
-    if (!owners_settled || !same_cut(before, after)) continue;
+    const std::optional<LedgerRoot> after = quiet_root(totals, ledger);
+    report.ledger_bytes += before->pending_bytes();
+    report.exact_bytes = before->exact_bytes();
+    if (!owners_settled || !after || !same_cut(*before, *after)) continue;
     report.settled = true;
     if (!options.repair || report.drift() == 0) return report;
-    if (schema.mode() == table::KeyLayout::ModeB && !after.pending.empty()) {
+    if (schema.mode() == table::KeyLayout::ModeB && !after->pending.empty()) {
       report.repair_refused =
           "Mode B reads pending entries through the index, which may still list entries a "
           "materialization has moved into the total: materialize " + ledger.describe() +
           " and reconcile again once writers are quiet";
       return report;
     }
-    if (repair(engine, schema, ledger, after, report.drift(), options)) {
+    if (repair(engine, schema, ledger, *after, report.drift(), options)) {
       report.repaired = true;
       return report;
     }

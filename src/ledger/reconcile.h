@@ -20,7 +20,8 @@
 // with no bytes that moves away and then gains some is counted as it was).
 // A scan that sees a change is retried (up to max_attempts, which also
 // bounds the reads of one owner); if none is quiet the report says
-// settled = false and nothing is repaired.
+// settled = false, its figures are those of the last scan (which may have
+// stopped part way), and nothing is repaired.
 //
 // Repair writes one pending `reconcile` entry of delta = drift, in one
 // transaction with an ADD of the Total's version conditioned on the version

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "ledger/item_fields.h"
@@ -142,7 +143,11 @@ LedgerRoot Totals::read_root(const Ledger& ledger) const {
                     return true;
                   });
     const TotalState after = read_total(engine_, schema_, keys_, ledger);
-    if (after.version != before.version) continue;
+    if (after.version != before.version) {
+      // Give the materializer that moved it time to finish its sequence.
+      std::this_thread::sleep_for(std::chrono::microseconds(100) * (attempt + 1));
+      continue;
+    }
     // The query's own copy of the Total may be older or newer than its
     // pending entries; the one read after them is the Total they go with.
     root.total_bytes = after.bytes;

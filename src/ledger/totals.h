@@ -9,9 +9,10 @@
 //                     reads a page item by item, the embedded engines page
 //                     by page), so a materialization committing during it
 //                     could show an entry both pending and in the Total, or
-//                     in neither. The same Total version before and after
-//                     the query rules that out (every materialization and
-//                     repair raises it); otherwise the read is repeated.
+//                     in neither. In Mode A the same Total version before
+//                     and after the query rules that out (every
+//                     materialization and repair raises it); otherwise the
+//                     read is repeated. Mode B: see below.
 //   materialize       per batch of at most 49 pending entries, ONE
 //                     transaction conditioned on the Total's version: the
 //                     Total gains their sum, each pending entry is deleted

@@ -59,7 +59,7 @@ struct BlobInput {
 };
 
 // The largest blob a client may declare: S3's object size limit. It also
-// keeps every byte count the ledger sums far inside 64 bits.
+// keeps a declared size from turning negative in the ledger's signed sums.
 inline constexpr std::uint64_t kMaxBlobBytes = std::uint64_t{5} << 40;  // 5 TiB
 
 // A blob whose bytes the client will upload itself (Active Storage's

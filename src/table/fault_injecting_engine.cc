@@ -41,7 +41,7 @@ FaultInjectingEngine::FaultInjectingEngine(std::shared_ptr<Engine> inner,
 
 void FaultInjectingEngine::set_before_write_hook(WriteHook hook) {
   std::lock_guard lock(mutex_);
-  hook_ = std::move(hook);
+  write_hook_ = std::move(hook);
 }
 
 void FaultInjectingEngine::set_after_query_hook(QueryHook hook) {
@@ -132,7 +132,7 @@ auto FaultInjectingEngine::inject(std::string_view operation, bool is_write,
     WriteHook hook;
     {
       std::lock_guard lock(mutex_);
-      hook = hook_;
+      hook = write_hook_;
     }
     if (hook) hook(operation);
   }

@@ -25,7 +25,7 @@
 // before the caller sees the answer, so a test can commit a write in the
 // middle of a read made of several requests.
 //
-// Thread safety: safe for concurrent use; the generator and the hook are
+// Thread safety: safe for concurrent use; the generator and the hooks are
 // guarded by a mutex, the counters are atomic.
 #pragma once
 
@@ -119,7 +119,7 @@ class FaultInjectingEngine : public Engine {
 
   mutable std::mutex mutex_;
   std::mt19937_64 random_;   // guarded by mutex_
-  WriteHook hook_;           // guarded by mutex_
+  WriteHook write_hook_;     // guarded by mutex_
   QueryHook query_hook_;     // guarded by mutex_
   std::uint64_t faults_ = 0; // guarded by mutex_; for max_faults
 

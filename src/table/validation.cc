@@ -48,7 +48,7 @@ Type value_type(KeyType type) { return type == KeyType::S ? Type::S : Type::N; }
 
 // Which key a KeyAttribute belongs to, for messages and length limits.
 struct KeyRole {
-  const Subject& owner;
+  Subject owner;
   std::string_view part;   // "hash key" or "range key"
   std::size_t max_bytes;
 };

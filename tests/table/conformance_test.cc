@@ -221,6 +221,49 @@ TEST_P(ConformanceTest, ConditionalPutAndDelete) {
                    .has_value());
 }
 
+// Conditions that name only key attributes, which the embedded engines
+// decide from whether the item exists, without reading it.
+TEST_P(ConformanceTest, ConditionsOnKeyAttributesAlone) {
+  put(item("p", 1, {{"v", N(1)}}));
+  auto put_if = [&](int i, Condition condition) {
+    engine_->put({.table = table_, .item = item("p", i, {{"v", N(2)}}),
+                  .condition = std::move(condition)});
+  };
+  EXPECT_THAT([&] { put_if(1, cond::not_exists(range_name())); },
+              ThrowsCode(ErrorCode::ConditionalCheckFailed));
+  EXPECT_THAT([&] { put_if(1, cond::eq("pk", S("q"))); },
+              ThrowsCode(ErrorCode::ConditionalCheckFailed));
+  EXPECT_THAT([&] { put_if(2, cond::eq("pk", S("p"))); },
+              ThrowsCode(ErrorCode::ConditionalCheckFailed));  // no item at 2
+  put_if(1, cond::eq("pk", S("p")) && cond::exists(range_name()));
+  EXPECT_EQ(get(key("p", 1))->at("v"), N(2));
+  put_if(3, !cond::exists("pk"));
+  EXPECT_TRUE(get(key("p", 3)).has_value());
+  EXPECT_THAT(
+      [&] {
+        engine_->remove({.table = table_, .key = key("p", 4), .condition = cond::exists("pk")});
+      },
+      ThrowsCode(ErrorCode::ConditionalCheckFailed));
+  engine_->remove({.table = table_, .key = key("p", 3),
+                   .condition = cond::begins_with("pk", S("p"))});
+  EXPECT_FALSE(get(key("p", 3)).has_value());
+  try {
+    engine_->transact_write(
+        {.actions = {ConditionCheck{.table = table_, .key = key("p", 1),
+                                    .condition = cond::not_exists("pk")},
+                     ConditionCheck{.table = table_, .key = key("p", 5),
+                                    .condition = cond::not_exists("pk")}}});
+    ADD_FAILURE() << "the transaction committed";
+  } catch (const Error& error) {
+    ASSERT_EQ(error.code(), ErrorCode::TransactionCanceled) << error.what();
+    std::vector<std::string> codes;
+    for (const CancellationReason& reason : error.cancellation_reasons()) {
+      codes.push_back(reason.code);
+    }
+    EXPECT_THAT(codes, ElementsAre("ConditionalCheckFailed", "None"));
+  }
+}
+
 // --- conditions ------------------------------------------------------------
 
 TEST_P(ConformanceTest, EveryConditionKindTrueAndFalse) {
