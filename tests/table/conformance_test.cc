@@ -38,6 +38,15 @@ using ::testing::ElementsAreArray;
 using ::testing::Property;
 using ::testing::Throws;
 
+// The codes of a canceled transaction's reasons, one per action.
+std::vector<std::string> reason_codes(const Error& error) {
+  std::vector<std::string> codes;
+  for (const CancellationReason& reason : error.cancellation_reasons()) {
+    codes.push_back(reason.code);
+  }
+  return codes;
+}
+
 enum class Layout { StringRange, NumericRange };
 
 void PrintTo(Layout layout, std::ostream* os) {
@@ -256,11 +265,7 @@ TEST_P(ConformanceTest, ConditionsOnKeyAttributesAlone) {
     ADD_FAILURE() << "the transaction committed";
   } catch (const Error& error) {
     ASSERT_EQ(error.code(), ErrorCode::TransactionCanceled) << error.what();
-    std::vector<std::string> codes;
-    for (const CancellationReason& reason : error.cancellation_reasons()) {
-      codes.push_back(reason.code);
-    }
-    EXPECT_THAT(codes, ElementsAre("ConditionalCheckFailed", "None"));
+    EXPECT_THAT(reason_codes(error), ElementsAre("ConditionalCheckFailed", "None"));
   }
 }
 
@@ -719,11 +724,7 @@ TEST_P(ConformanceTest, TransactionWithFailingConditionWritesNothing) {
     ADD_FAILURE() << "the transaction committed";
   } catch (const Error& error) {
     ASSERT_EQ(error.code(), ErrorCode::TransactionCanceled) << error.what();
-    std::vector<std::string> codes;
-    for (const CancellationReason& reason : error.cancellation_reasons()) {
-      codes.push_back(reason.code);
-    }
-    EXPECT_THAT(codes, ElementsAre("None", "None", "ConditionalCheckFailed", "None"));
+    EXPECT_THAT(reason_codes(error), ElementsAre("None", "None", "ConditionalCheckFailed", "None"));
   }
   EXPECT_FALSE(get(key("p", 1)).has_value());
   EXPECT_EQ(get(key("p", 2))->at("count"), N(1));
