@@ -190,7 +190,9 @@ TEST_P(ModelLedgerStressTest, EveryLedgerIsExactAfterConcurrentChangesTransfersA
   EXPECT_GT(injected.server_error, 0u);
   EXPECT_GT(injected.conflict, 0u);
   EXPECT_GT(injected.timeout_before, 0u);
-  if (!on_moto) EXPECT_GT(injected.timeout_after, 0u);
+  if (!on_moto) {
+    EXPECT_GT(injected.timeout_after, 0u);
+  }
 
   // Settle without faults: the jobs (the clock an hour ahead, past every
   // lease and backoff), then a final materialization of every ledger.
