@@ -446,7 +446,8 @@ class Connection final : public StoreTransaction {
   const std::string& path_;
   // Declared first so that it closes after every statement is finalized.
   std::unique_ptr<sqlite3, Closer> db_;
-  Statement select_item_, item_exists_, upsert_item_, delete_item_, delete_item_entries_, insert_entry_;
+  Statement select_item_, item_exists_, upsert_item_, delete_item_, delete_item_entries_;
+  Statement insert_entry_;
   Statement select_token_, upsert_token_, purge_tokens_;
   Statement begin_, commit_, rollback_;
   Statement scan_, scan_after_;

@@ -34,9 +34,13 @@ struct fmt::formatter<stowage::table::Subject> : fmt::formatter<std::string_view
   auto format(const stowage::table::Subject& subject, FormatContext& context) const {
     auto out = context.out();
     if (!subject.lead.empty()) out = fmt::format_to(out, "{} ", subject.lead);
-    if (subject.index != nullptr) out = fmt::format_to(out, "index \"{}\" of ", subject.index->name);
+    if (subject.index != nullptr) {
+      out = fmt::format_to(out, "index \"{}\" of ", subject.index->name);
+    }
     out = fmt::format_to(out, "table \"{}\"", subject.table->name);
-    if (!subject.attribute.empty()) out = fmt::format_to(out, ": attribute \"{}\"", subject.attribute);
+    if (!subject.attribute.empty()) {
+      out = fmt::format_to(out, ": attribute \"{}\"", subject.attribute);
+    }
     return out;
   }
 };
@@ -150,7 +154,7 @@ void check_ordered_operand(const Subject& owner, std::string_view op,
 }
 
 struct ConditionChecker {
-  const Subject& owner;
+  Subject owner;
 
   void operator()(const condition_node::AttributeExists& c) const {
     check_attribute_name(owner, c.attribute);
@@ -302,7 +306,8 @@ void check_range_condition(const Subject& owner, const KeySchema& schema,
 void check_index_key_write(const TableDescription& table, const std::string& attribute,
                            const Value& value, bool is_add) {
   for (const GlobalSecondaryIndex& index : table.global_secondary_indexes) {
-    for_each_key(Subject{&table, &index}, index.key_schema, [&](const KeyRole& role, const KeyAttribute& key) {
+    const Subject owner{&table, &index};
+    for_each_key(owner, index.key_schema, [&](const KeyRole& role, const KeyAttribute& key) {
       if (key.name != attribute) return;
       if (is_add && key.type != KeyType::N) {
         throw Error::validation(fmt::format(
