@@ -177,10 +177,6 @@ std::string JobQueue::dead_letter_partition(std::string_view queue) const {
   return schema_.keys().compose({{"kind", "DeadJobs"}, {"queue", queue}});
 }
 
-bool JobQueue::lease_expired(const model::Job& job) const {
-  return job.lease_until_micros < now_micros();
-}
-
 std::int64_t JobQueue::now_micros() const {
   return micros_since_epoch(options_.clock());
 }

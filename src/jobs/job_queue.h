@@ -90,8 +90,7 @@ class JobQueue {
   std::optional<model::Job> claim(const model::Job& job) const;
 
   // The three ends of a claimed run. Each returns false, changing nothing,
-  // when the claim has been lost (the job is gone, claimed again, or, for a
-  // coalesced job, enqueued again: model/outbox.h).
+  // when the claim has been lost (the job is gone or claimed again).
   // REQUIRES: `job` is what claim() returned.
   //
   // complete: the job is done; its item is deleted.
@@ -103,9 +102,6 @@ class JobQueue {
   // The job can never succeed (its target is gone): deleted unrun, with a
   // log line giving `reason`.
   bool discard(const model::Job& job, std::string_view reason) const;
-
-  // Whether the lease `job` was claimed with has run out.
-  bool lease_expired(const model::Job& job) const;
 
   // How long a job waits after its n-th failed attempt (n >= 1).
   std::chrono::microseconds backoff(std::int64_t attempts) const;

@@ -131,15 +131,10 @@ void WorkerPool::run(const model::Job& job) {
     queue_.retry_later(job, error.what());
     return;
   }
-  if (queue_.complete(job)) return;
-  if (queue_.lease_expired(job)) {
+  if (!queue_.complete(job)) {
     spdlog::warn("job {} ({}) finished after its lease ran out; another worker "
                  "holds it and may run it again",
                  job.id, job.type);
-  } else {
-    // A coalesced job asked for again while it ran (model/outbox.h).
-    spdlog::debug("job {} ({}) was enqueued again while it ran; it runs again", job.id,
-                  job.type);
   }
 }
 

@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "common/clock.h"
-#include "common/digest.h"
 #include "common/uuid.h"
 #include "stowage/error.h"
 
@@ -28,8 +27,6 @@ constexpr std::string_view kRunAtAttribute = "as_run_at";
 constexpr std::string_view kAttemptsAttribute = "as_attempts";
 constexpr std::string_view kLeaseUntilAttribute = "as_lease_until";
 constexpr std::string_view kCreatedAtAttribute = "as_created_at";
-// 128 bits of the key's SHA-256: no two keys meet in practice.
-constexpr std::size_t kCoalescedIdHexDigits = 32;
 
 [[noreturn]] void malformed(const Item& item, const std::string& what) {
   throw Error(ErrorCode::IntegrityError,
@@ -81,22 +78,12 @@ Job make_job(std::string_view type, table::Item args) {
   return job;
 }
 
-Job make_coalesced_job(std::string_view type, std::string_view coalesce_key,
-                       table::Item args) {
-  Job job = make_job(type, std::move(args));
-  // A digest keeps the id short and free of the key separator whatever the
-  // key holds.
-  job.id = std::string(type) + "-" + to_hex(sha256(coalesce_key)).substr(0, kCoalescedIdHexDigits);
-  job.replaces_queued = true;
-  return job;
-}
-
 table::TransactAction enqueue_action(const schema::TableSchema& schema,
                                      const Job& job) {
   table::PutRequest put;
   put.table = schema.table_name();
   put.item = job_to_item(schema, job);
-  if (!job.replaces_queued) put.condition = table::cond::not_exists(schema.partition_key().name);
+  put.condition = table::cond::not_exists(schema.partition_key().name);
   return put;
 }
 

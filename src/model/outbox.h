@@ -40,9 +40,6 @@ struct Job {
   std::int64_t attempts = 0;
   std::int64_t lease_until_micros = 0;  // 0: not claimed
   std::string created_at;
-  // Set by make_coalesced_job; not stored. Enqueuing such a job replaces
-  // the queued one of the same id instead of leaving it.
-  bool replaces_queued = false;
 };
 
 // H of the partition a queue's jobs wait in: ns#Jobs#<queue>.
@@ -53,20 +50,8 @@ schema::LogicalKey job_key(const schema::KeyScheme& keys, const Job& job);
 // A new job of `type` with `args`, runnable now.
 Job make_job(std::string_view type, table::Item args);
 
-// A job that asks for work to be done again rather than carrying work of
-// its own (materialize these ledgers): its id is derived from `type` and
-// `coalesce_key`, so a queue holds at most one per key, however many
-// changes asked for it. Enqueuing it replaces the queued one, with fresh
-// attempts and no claim: a worker running the old one then cannot complete
-// it (its lease is gone), so the work runs once more after the request.
-// Its id is not time-ordered: due() lists it after the UUID v7 ids.
-// `args` should hold the coalesce_key for the worker pool (worker_pool.h).
-Job make_coalesced_job(std::string_view type, std::string_view coalesce_key,
-                       table::Item args);
-
-// The transaction action that enqueues `job`: a Put conditioned on the item
-// not existing, so a retried transaction cannot enqueue it twice; for a
-// coalesced job, a Put that replaces it.
+// The transaction action that enqueues `job` (a Put conditioned on the
+// item not existing, so a retried transaction cannot enqueue it twice).
 table::TransactAction enqueue_action(const schema::TableSchema& schema,
                                      const Job& job);
 

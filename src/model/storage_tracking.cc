@@ -88,8 +88,8 @@ Job materialize_job(const ledger::OwnerContext& context) {
     args.emplace(account ? kAccountIdArg : kBoardIdArg, table::Value::string(ledger.owner_id));
     coalesce_key += " " + ledger.describe();
   }
-  args.emplace(kCoalesceKeyArg, table::Value::string(coalesce_key));
-  return make_coalesced_job(kMaterializeJob, coalesce_key, std::move(args));
+  args.emplace(kCoalesceKeyArg, table::Value::string(std::move(coalesce_key)));
+  return make_job(kMaterializeJob, std::move(args));
 }
 
 std::vector<ledger::Ledger> materialize_targets(const Job& job) {

@@ -67,9 +67,7 @@ class StorageTracking {
 // The materialize job of a change (outbox.h, kMaterializeJob): it names
 // every ledger of `context` (its account and/or board), and its
 // coalesce_key names that set, so that a worker pool runs one job at a time
-// for it. It is a coalesced job (outbox.h): the queue holds one per set of
-// ledgers, so a burst of changes costs one materialization, not one each.
-// REQUIRES: `context` has a ledger.
+// for it. REQUIRES: `context` has a ledger.
 Job materialize_job(const ledger::OwnerContext& context);
 // The ledgers a materialize job names, in OwnerContext::ledgers() order.
 // Throws Error(IntegrityError) naming the argument when one is not a string,

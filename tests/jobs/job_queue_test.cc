@@ -160,42 +160,6 @@ TEST_P(JobQueueTest, OfConcurrentClaimersExactlyOneWinsEachJob) {
   for (const auto& [id, count] : wins) EXPECT_EQ(count, 1) << id;
 }
 
-TEST_P(JobQueueTest, CoalescedJobIsQueuedOnceAndReplacingItMakesItRunAgain) {
-  auto coalesced = [](const std::string& key) {
-    return model::make_coalesced_job("test", key, {{"coalesce_key", Value::string(key)}});
-  };
-  const model::Job first = coalesced("ledgers a");
-  EXPECT_EQ(first.id, coalesced("ledgers a").id) << "the id comes from the key";
-  EXPECT_NE(first.id, coalesced("ledgers b").id);
-  queue_.enqueue(first);
-  queue_.enqueue(coalesced("ledgers a"));
-  queue_.enqueue(coalesced("ledgers b"));
-  ASSERT_EQ(queue_.due("default", 10).size(), 2u) << "one job per key";
-
-  // Asked for again while it runs: the run in progress cannot complete it,
-  // and it is due again, unclaimed and with fresh attempts.
-  const model::Job claimed =
-      queue_.claim(model::job_from_item(queued().at(0))).value();
-  EXPECT_EQ(claimed.attempts, 1);
-  queue_.enqueue(coalesced(claimed.args.at("coalesce_key").as_string()));
-  EXPECT_FALSE(queue_.lease_expired(claimed));
-  EXPECT_FALSE(queue_.complete(claimed));
-  EXPECT_FALSE(queue_.retry_later(claimed, "late"));
-  const std::vector<model::Job> due = queue_.due("default", 10);
-  ASSERT_EQ(due.size(), 2u);
-  for (const model::Job& job : due) {
-    EXPECT_EQ(job.attempts, 0) << job.id;
-    EXPECT_EQ(job.lease_until_micros, 0) << job.id;
-  }
-
-  // In a change's transaction the replacing Put carries no condition, so
-  // it cannot cancel the change.
-  table::TransactWriteRequest change;
-  change.actions.push_back(model::enqueue_action(schema_, coalesced("ledgers a")));
-  engine_->transact_write(change);
-  EXPECT_EQ(queued().size(), 2u);
-}
-
 TEST_P(JobQueueTest, ExpiredLeaseIsTakenOverAndTheOldOwnerChangesNothing) {
   enqueue();
   const model::Job first = queue_.claim(queue_.due("default", 1).at(0)).value();

@@ -176,36 +176,6 @@ TEST_P(ModelLedgerTest, TrackedAttachWritesOneEntryPerLedgerWithTheChange) {
   expect_invariants();
 }
 
-TEST_P(ModelLedgerTest, ABurstOfTrackedChangesQueuesOneMaterializeJob) {
-  contexts_->set_context(card_, "a1", "b1");
-  const Attachment first = attachments_->attach(card_, "files", upload(std::string(100, 'x')));
-  attachments_->attach(card_, "files", upload(std::string(200, 'y')));
-  attachments_->detach(card_, "files", first.id);
-  ASSERT_EQ(materialize_jobs().size(), 1u);
-
-  // The one job rolls every entry of the burst into the totals.
-  jobs::JobHandlers handlers;
-  jobs::add_materialize_handler(handlers, *engine_, *schema_);
-  (*handlers.find(kMaterializeJob))(materialize_jobs().at(0));
-  for (const Ledger& ledger : {kAccount, kBoard1}) {
-    EXPECT_EQ(totals().bytes_used(ledger), 200) << ledger.describe();
-    EXPECT_THAT(pending(ledger), IsEmpty()) << ledger.describe();
-    EXPECT_EQ(permanent(ledger).size(), 3u) << ledger.describe();
-  }
-
-  // Another owner with the same ledgers shares the job; other ledgers get
-  // their own.
-  const OwnerRef other{"Card", "2"};
-  contexts_->set_context(other, "a1", "b1");
-  attachments_->attach(other, "files", upload(std::string(300, 'z')));
-  EXPECT_EQ(materialize_jobs().size(), 1u);
-  const OwnerRef elsewhere{"Card", "3"};
-  contexts_->set_context(elsewhere, "a1", "b2");
-  attachments_->attach(elsewhere, "files", upload(std::string(400, 'w')));
-  EXPECT_EQ(materialize_jobs().size(), 2u);
-  expect_invariants();
-}
-
 TEST_P(ModelLedgerTest, OneMaterializeJobMaterializesTheAccountAndTheBoard) {
   contexts_->set_context(card_, "a1", "b1");
   attachments_->attach(card_, "files", upload(std::string(800, 'm')));
