@@ -56,7 +56,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <sqlite3.h>
 
 #include "common/clock.h"
 #include "common/uuid.h"
@@ -70,6 +69,8 @@
 #include "schema/table_schema.h"
 #include "service/disk_service.h"
 #include "stowage/error.h"
+#include "plain_sqlite.h"
+#include "table/default_table.h"
 #include "table/item_codec.h"
 #include "table/sqlite_engine.h"
 
@@ -170,69 +171,43 @@ std::map<std::string, std::size_t> stored_sizes(Database& db) {
   }
 }
 
-// The raw SQLite peer of the attach comparison: the engine's table layout
-// and nothing of ours between the statements and the file.
+// An item keyed (partition, sort) whose encoding is about `size` bytes.
+table::Item sized_item(const std::string& partition, const std::string& sort,
+                       std::size_t size) {
+  table::Item item{{std::string(table::kDefaultHashAttribute), table::Value::string(partition)},
+                   {std::string(table::kDefaultRangeAttribute), table::Value::string(sort)},
+                   {"as_padding", table::Value::string("")}};
+  const std::size_t bare = table::encode_item(item).size();
+  if (size > bare) item["as_padding"] = table::Value::string(std::string(size - bare, 'p'));
+  return item;
+}
+
+// The raw SQLite peer of the attach comparison, with `filler_rows` rows of
+// 500 bytes around the hot partitions (the "pNNNN" names interleave), as the
+// 100,000 entries and the rest sit around them in the table.
 class RawRows {
  public:
-  RawRows(const std::filesystem::path& path, std::size_t filler_rows) {
-    check(sqlite3_open(path.c_str(), &db_));
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=OFF");
-    exec("CREATE TABLE items(tbl TEXT NOT NULL, h BLOB NOT NULL, r BLOB NOT NULL, "
-         "body BLOB NOT NULL, PRIMARY KEY(tbl, h, r)) WITHOUT ROWID");
-    check(sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO items VALUES('t', ?1, ?2, ?3)", -1,
-                             &upsert_, nullptr));
-    check(sqlite3_prepare_v2(db_, "BEGIN IMMEDIATE", -1, &begin_, nullptr));
-    check(sqlite3_prepare_v2(db_, "COMMIT", -1, &commit_, nullptr));
-    // Filler around the hot partitions (the "pNNNN" names interleave), as
-    // the 100,000 entries and the rest sit around them in the table.
-    exec("BEGIN");
+  RawRows(const std::filesystem::path& path, std::size_t filler_rows)
+      : db_(path.string(), "floor") {
+    db_.begin();
     for (std::size_t i = 0; i < filler_rows; ++i) {
-      write(fmt::format("p{:04}", i % 1000), uuid_v4(), 500);
+      db_.write(sized_item(fmt::format("p{:04}", i % 1000), uuid_v4(), 500));
     }
-    exec("COMMIT");
-    exec("PRAGMA synchronous=FULL");
+    db_.commit();
   }
-  ~RawRows() {
-    sqlite3_finalize(begin_);
-    sqlite3_finalize(commit_);
-    sqlite3_finalize(upsert_);
-    sqlite3_close(db_);
-  }
-  RawRows(const RawRows&) = delete;
-  RawRows& operator=(const RawRows&) = delete;
 
-  void begin() { step(begin_); }
-  void commit() { step(commit_); }
+  void begin() { db_.begin(); }
+  void commit() { db_.commit(); }
   // A new row (a fresh, time-ordered sort key) or a rewritten one.
   void insert(const std::string& partition, std::size_t size) {
-    write(partition, uuid_v7(std::chrono::system_clock::now()), size);
+    db_.write(sized_item(partition, uuid_v7(std::chrono::system_clock::now()), size));
   }
-  void rewrite(const std::string& partition, std::size_t size) { write(partition, "one", size); }
+  void rewrite(const std::string& partition, std::size_t size) {
+    db_.write(sized_item(partition, "one", size));
+  }
 
  private:
-  void write(const std::string& h, const std::string& r, std::size_t size) {
-    if (body_.size() < size) body_.resize(size, 'b');
-    sqlite3_bind_blob(upsert_, 1, h.data(), static_cast<int>(h.size()), SQLITE_TRANSIENT);
-    sqlite3_bind_blob(upsert_, 2, r.data(), static_cast<int>(r.size()), SQLITE_TRANSIENT);
-    sqlite3_bind_blob(upsert_, 3, body_.data(), static_cast<int>(size), SQLITE_STATIC);
-    step(upsert_);
-  }
-  void step(sqlite3_stmt* statement) {
-    const int rc = sqlite3_step(statement);
-    sqlite3_reset(statement);
-    if (rc != SQLITE_DONE) check(rc);
-  }
-  void exec(const char* sql) { check(sqlite3_exec(db_, sql, nullptr, nullptr, nullptr)); }
-  void check(int rc) {
-    if (rc != SQLITE_OK) throw Error::io(fmt::format("raw sqlite: {}", sqlite3_errmsg(db_)));
-  }
-
-  sqlite3* db_ = nullptr;
-  sqlite3_stmt* upsert_ = nullptr;
-  sqlite3_stmt* begin_ = nullptr;
-  sqlite3_stmt* commit_ = nullptr;
-  std::string body_;
+  bench::PlainSqlite db_;
 };
 
 struct Line {
